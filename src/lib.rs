@@ -1,0 +1,43 @@
+//! # quadstress
+//!
+//! A fast, dynamic 2D quadtree for games and particle simulations.
+//!
+//! [`Quadtree<T>`] stores axis-aligned rectangles ([`Rect`]) with a payload `T` and hands out
+//! stable generational handles ([`ItemId`]). Items can be inserted, removed and moved every
+//! frame; the tree splits and merges as they come and go. Queries find the items in a
+//! rectangle, at a point, in a circle, the k nearest to a point, and all intersecting pairs.
+//!
+//! ```
+//! use std::ops::ControlFlow;
+//! use quadstress::{Quadtree, Rect};
+//!
+//! let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 800.0, 600.0))?;
+//! let a = tree.insert(Rect::from_min_size(100.0, 100.0, 8.0, 8.0), "a")?;
+//! let b = tree.insert(Rect::from_min_size(104.0, 104.0, 8.0, 8.0), "b")?;
+//! tree.insert(Rect::from_min_size(500.0, 300.0, 8.0, 8.0), "c")?;
+//!
+//! let mut contacts = 0;
+//! tree.for_each_pair(|_, _| { contacts += 1; ControlFlow::Continue(()) });
+//! assert_eq!(contacts, 1);
+//!
+//! tree.update(b, Rect::from_min_size(300.0, 300.0, 8.0, 8.0))?;
+//! assert_eq!(tree.remove(a), Some("a"));
+//! assert!(tree.validate().is_ok());
+//! # Ok::<(), quadstress::QuadtreeError>(())
+//! ```
+//!
+//! ## Features
+//! - `sim` (default): the particle simulation in `sim`.
+//! - `demo` (default): the macroquad stress-test demo binary.
+//!
+//! With `default-features = false` the crate has no dependencies at all.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod baseline;
+mod quadtree;
+
+pub use quadtree::{
+    Config, InvariantError, ItemId, ItemRef, Iter, NodeInfo, Nodes, Quadtree, QuadtreeError, Rect,
+    TreeStats, MAX_CAPACITY, MAX_DEPTH,
+};

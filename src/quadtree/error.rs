@@ -1,0 +1,62 @@
+//! The one error type of the tree.
+
+use std::fmt;
+
+/// Everything the tree refuses. A refused call leaves the tree exactly as it was.
+///
+/// ```
+/// use quadstress::{Quadtree, QuadtreeError, Rect};
+/// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+/// let err = tree.insert(Rect::new(0.0, 0.0, f32::INFINITY, 1.0), ()).unwrap_err();
+/// assert_eq!(err, QuadtreeError::NonFinite);
+/// assert!(tree.is_empty());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuadtreeError {
+    /// A coordinate, radius or point was NaN or infinite.
+    NonFinite,
+    /// A rectangle had `min > max` on some axis.
+    Inverted,
+    /// A negative circle radius.
+    NegativeRadius,
+    /// The world rectangle has zero or negative width or height (or is not finite).
+    InvalidWorld,
+    /// `capacity` outside `1..=MAX_CAPACITY`.
+    InvalidCapacity(usize),
+    /// `max_depth` above [`MAX_DEPTH`](crate::MAX_DEPTH).
+    InvalidMaxDepth(u8),
+    /// The handle was removed already, cleared, or belongs to another tree.
+    StaleId,
+    /// The tree holds `u32::MAX - 1` items already.
+    Full,
+}
+
+impl fmt::Display for QuadtreeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QuadtreeError::NonFinite => write!(f, "coordinate is NaN or infinite"),
+            QuadtreeError::Inverted => write!(f, "rectangle is inverted (min > max)"),
+            QuadtreeError::NegativeRadius => write!(f, "circle radius is negative"),
+            QuadtreeError::InvalidWorld => {
+                write!(
+                    f,
+                    "world rectangle must be finite with positive width and height"
+                )
+            }
+            QuadtreeError::InvalidCapacity(c) => write!(
+                f,
+                "capacity {c} is out of range 1..={}",
+                crate::quadtree::MAX_CAPACITY
+            ),
+            QuadtreeError::InvalidMaxDepth(d) => write!(
+                f,
+                "max_depth {d} is out of range 0..={}",
+                crate::quadtree::MAX_DEPTH
+            ),
+            QuadtreeError::StaleId => write!(f, "item handle is stale or was removed"),
+            QuadtreeError::Full => write!(f, "the tree cannot hold more items"),
+        }
+    }
+}
+
+impl std::error::Error for QuadtreeError {}

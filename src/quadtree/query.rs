@@ -1,0 +1,447 @@
+//! Region queries and nearest neighbours. Every walk is a depth-first search with a fixed-size
+//! stack on the call stack, pruned by integer cell ranges (see `Quadtree::cell_x` for why the
+//! pruning is exact), so no query allocates.
+
+use std::ops::ControlFlow;
+
+use super::{CellRange, Entry, ItemId, ItemRef, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL};
+
+/// A DFS pops one node and pushes at most four, and never goes deeper than `MAX_DEPTH`,
+/// so it never holds more than `3 * MAX_DEPTH + 4` nodes.
+const STACK_LEN: usize = 4 * MAX_DEPTH as usize + 4;
+
+/// A small stack of node indices that lives on the call stack.
+pub(super) struct NodeStack {
+    buf: [u32; STACK_LEN],
+    len: usize,
+}
+
+impl NodeStack {
+    pub(super) fn new(root: u32) -> Self {
+        let mut s = NodeStack {
+            buf: [NULL; STACK_LEN],
+            len: 0,
+        };
+        s.push(root);
+        s
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, node: u32) {
+        self.buf[self.len] = node;
+        self.len += 1;
+    }
+
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<u32> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.buf[self.len])
+    }
+}
+
+fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
+    if x.is_finite() && y.is_finite() {
+        Ok(())
+    } else {
+        Err(QuadtreeError::NonFinite)
+    }
+}
+
+impl<T> Quadtree<T> {
+    /// Visits every entry of every node whose cell overlaps `range` (a superset of the
+    /// answer: callers filter each entry exactly).
+    #[inline]
+    pub(super) fn walk_range<F>(&self, start: u32, range: CellRange, mut f: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+    {
+        let depth = self.config.max_depth;
+        let mut stack = NodeStack::new(start);
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            for entry in &node.items {
+                f(entry)?;
+            }
+            if node.is_leaf() {
+                continue;
+            }
+            // Children are one level down: compare the range's cells at that level.
+            let shift = depth - node.level - 1;
+            let (x0, x1) = (range.x0 >> shift, range.x1 >> shift);
+            let (y0, y1) = (range.y0 >> shift, range.y1 >> shift);
+            for q in 0..4 {
+                let c = node.first_child + q;
+                let child = &self.nodes[c as usize];
+                if child.subtree_len > 0
+                    && x0 <= child.cx
+                    && child.cx <= x1
+                    && y0 <= child.cy
+                    && child.cy <= y1
+                {
+                    stack.push(c);
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Calls `f` for every item whose rectangle intersects `query` (closed: touching counts),
+    /// until `f` returns `Break`. Allocates nothing.
+    ///
+    /// Returns `Break` if `f` stopped the walk early.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for a bad `query`.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// for i in 0..10 {
+    ///     tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 5.0, 5.0), i).unwrap();
+    /// }
+    /// let mut sum = 0;
+    /// tree.for_each_in_rect(&Rect::new(0.0, 0.0, 30.0, 5.0), |item| {
+    ///     sum += *item.value;
+    ///     ControlFlow::Continue(())
+    /// }).unwrap();
+    /// assert_eq!(sum, 0 + 1 + 2 + 3); // the box at x = 30 touches the query's edge
+    ///
+    /// // Stop at the first hit.
+    /// let stopped = tree.for_each_in_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), |_| ControlFlow::Break(())).unwrap();
+    /// assert!(stopped.is_break());
+    /// ```
+    pub fn for_each_in_rect<F>(
+        &self,
+        query: &Rect,
+        mut f: F,
+    ) -> Result<ControlFlow<()>, QuadtreeError>
+    where
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+    {
+        query.check()?;
+        Ok(self.walk_range(0, self.cell_range(query), |e| {
+            if e.rect.intersects(query) {
+                f(e.as_ref())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }))
+    }
+
+    /// Appends to `out` the handle of every item intersecting `query` (closed) and returns how
+    /// many were appended. Reuse `out` across calls to avoid allocating.
+    ///
+    /// # Errors
+    /// As [`for_each_in_rect`](Self::for_each_in_rect).
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), ()).unwrap();
+    /// tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), ()).unwrap();
+    /// let mut out = Vec::new();
+    /// assert_eq!(tree.query_rect(&Rect::new(0.0, 0.0, 10.0, 10.0), &mut out).unwrap(), 1);
+    /// assert_eq!(out, vec![a]);
+    /// ```
+    pub fn query_rect(&self, query: &Rect, out: &mut Vec<ItemId>) -> Result<usize, QuadtreeError> {
+        let before = out.len();
+        let _ = self.for_each_in_rect(query, |item| {
+            out.push(item.id);
+            ControlFlow::Continue(())
+        })?;
+        Ok(out.len() - before)
+    }
+
+    /// Calls `f` for every item whose rectangle contains the point (edges included), until `f`
+    /// returns `Break`. Allocates nothing.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::NonFinite`] for a NaN or infinite coordinate.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "a").unwrap();
+    /// tree.insert(Rect::new(5.0, 5.0, 15.0, 15.0), "b").unwrap();
+    /// let mut n = 0;
+    /// tree.for_each_at_point(10.0, 10.0, |_| { n += 1; ControlFlow::Continue(()) }).unwrap();
+    /// assert_eq!(n, 2);
+    /// ```
+    pub fn for_each_at_point<F>(
+        &self,
+        x: f32,
+        y: f32,
+        mut f: F,
+    ) -> Result<ControlFlow<()>, QuadtreeError>
+    where
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+    {
+        check_point(x, y)?;
+        let range = self.cell_range(&Rect::new(x, y, x, y));
+        Ok(self.walk_range(0, range, |e| {
+            if e.rect.contains_point(x, y) {
+                f(e.as_ref())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }))
+    }
+
+    /// Appends to `out` every item whose rectangle contains the point; returns how many.
+    ///
+    /// # Errors
+    /// As [`for_each_at_point`](Self::for_each_at_point).
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let a = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), ()).unwrap();
+    /// let mut out = Vec::new();
+    /// tree.query_point(3.0, 4.0, &mut out).unwrap();
+    /// assert_eq!(out, vec![a]);
+    /// ```
+    pub fn query_point(
+        &self,
+        x: f32,
+        y: f32,
+        out: &mut Vec<ItemId>,
+    ) -> Result<usize, QuadtreeError> {
+        let before = out.len();
+        let _ = self.for_each_at_point(x, y, |item| {
+            out.push(item.id);
+            ControlFlow::Continue(())
+        })?;
+        Ok(out.len() - before)
+    }
+
+    /// Calls `f` for every item whose rectangle meets the closed disc of centre `(x, y)` and
+    /// radius `r`, until `f` returns `Break`. Allocates nothing.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::NonFinite`] for a non-finite centre or radius,
+    /// [`QuadtreeError::NegativeRadius`] for `r < 0`.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// tree.insert(Rect::new(10.0, 0.0, 11.0, 1.0), ()).unwrap();
+    /// tree.insert(Rect::new(8.0, 8.0, 9.0, 9.0), ()).unwrap(); // corner at distance sqrt(128) > 10
+    /// let mut n = 0;
+    /// tree.for_each_in_circle(0.0, 0.0, 10.0, |_| { n += 1; ControlFlow::Continue(()) }).unwrap();
+    /// assert_eq!(n, 1);
+    /// ```
+    pub fn for_each_in_circle<F>(
+        &self,
+        x: f32,
+        y: f32,
+        r: f32,
+        mut f: F,
+    ) -> Result<ControlFlow<()>, QuadtreeError>
+    where
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+    {
+        check_point(x, y)?;
+        if !r.is_finite() {
+            return Err(QuadtreeError::NonFinite);
+        }
+        if r < 0.0 {
+            return Err(QuadtreeError::NegativeRadius);
+        }
+        let bounds = Rect::new(x - r, y - r, x + r, y + r);
+        if bounds.check().is_err() {
+            return Err(QuadtreeError::NonFinite);
+        }
+        Ok(self.walk_range(0, self.cell_range(&bounds), |e| {
+            if e.rect.intersects_circle(x, y, r) {
+                f(e.as_ref())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }))
+    }
+
+    /// Appends to `out` every item meeting the disc; returns how many.
+    ///
+    /// # Errors
+    /// As [`for_each_in_circle`](Self::for_each_in_circle).
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let near = tree.insert(Rect::new(3.0, 4.0, 3.0, 4.0), ()).unwrap(); // a point at distance 5
+    /// tree.insert(Rect::new(30.0, 40.0, 31.0, 41.0), ()).unwrap();
+    /// let mut out = Vec::new();
+    /// tree.query_circle(0.0, 0.0, 5.0, &mut out).unwrap();
+    /// assert_eq!(out, vec![near]);
+    /// ```
+    pub fn query_circle(
+        &self,
+        x: f32,
+        y: f32,
+        r: f32,
+        out: &mut Vec<ItemId>,
+    ) -> Result<usize, QuadtreeError> {
+        let before = out.len();
+        let _ = self.for_each_in_circle(x, y, r, |item| {
+            out.push(item.id);
+            ControlFlow::Continue(())
+        })?;
+        Ok(out.len() - before)
+    }
+
+    /// Calls `f` for every *other* item whose rectangle intersects the rectangle of item `id`:
+    /// everything colliding with it. Allocates nothing.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::StaleId`] if `id` is stale.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let player = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "player").unwrap();
+    /// tree.insert(Rect::new(5.0, 5.0, 6.0, 6.0), "coin").unwrap();
+    /// tree.insert(Rect::new(9.0, 9.0, 12.0, 12.0), "wall").unwrap();
+    /// tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), "far").unwrap();
+    /// let mut hits = Vec::new();
+    /// tree.for_each_colliding_with(player, |item| { hits.push(*item.value); ControlFlow::Continue(()) }).unwrap();
+    /// hits.sort();
+    /// assert_eq!(hits, vec!["coin", "wall"]);
+    /// ```
+    pub fn for_each_colliding_with<F>(
+        &self,
+        id: ItemId,
+        mut f: F,
+    ) -> Result<ControlFlow<()>, QuadtreeError>
+    where
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+    {
+        let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
+        Ok(self.walk_range(0, self.cell_range(&rect), |e| {
+            if e.id != id && e.rect.intersects(&rect) {
+                f(e.as_ref())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }))
+    }
+
+    /// The `k` items nearest to the point, nearest first, as `(handle, distance)` pairs in
+    /// `out` (cleared first). The distance is from the point to the nearest point of the item's
+    /// rectangle, 0 inside it. Ties are broken arbitrarily. Allocates nothing once `out` holds
+    /// `k` entries' worth of capacity.
+    ///
+    /// # Runtime
+    /// Depth-first, nearest child first, skipping any node farther than the current k-th
+    /// candidate: about O(D + k) node visits on evenly spread data.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::NonFinite`] for a non-finite point.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// for i in 0..10 {
+    ///     tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 1.0, 1.0), i).unwrap();
+    /// }
+    /// let mut out = Vec::new();
+    /// tree.nearest(42.0, 0.0, 3, &mut out).unwrap();
+    /// let found: Vec<i32> = out.iter().map(|(id, _)| *tree.get(*id).unwrap()).collect();
+    /// assert_eq!(found, vec![4, 5, 3]); // distances 1, 8, 11
+    /// assert_eq!(out[0].1, 1.0);
+    /// ```
+    pub fn nearest(
+        &self,
+        x: f32,
+        y: f32,
+        k: usize,
+        out: &mut Vec<(ItemId, f32)>,
+    ) -> Result<usize, QuadtreeError> {
+        check_point(x, y)?;
+        out.clear();
+        if k == 0 || self.len == 0 {
+            return Ok(0);
+        }
+        // Node cells in f32 can be a rounding step off the cells items were mapped into;
+        // widening each cell by `slack` keeps the distance bound a true lower bound.
+        let w = &self.world;
+        let magnitude = w
+            .min_x
+            .abs()
+            .max(w.max_x.abs())
+            .max(w.min_y.abs())
+            .max(w.max_y.abs());
+        let slack = (magnitude + w.width().max(w.height())) * 1e-5;
+        // `out` holds the best candidates so far, sorted by squared distance.
+        let mut worst = f32::INFINITY;
+        let mut stack = NodeStack::new(0);
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            if out.len() == k && self.node_distance_squared(n, x, y, slack) > worst {
+                continue;
+            }
+            for e in &node.items {
+                let d = e.rect.distance_squared(x, y);
+                if out.len() < k || d < worst {
+                    let at = out.partition_point(|&(_, od)| od <= d);
+                    if out.len() == k {
+                        out.pop();
+                    }
+                    out.insert(at, (e.id, d));
+                    if out.len() == k {
+                        worst = out[k - 1].1;
+                    }
+                }
+            }
+            if node.is_leaf() {
+                continue;
+            }
+            // Push the farthest child first so the nearest is searched first.
+            let mut order = [(0u32, 0f32); 4];
+            for (q, slot) in order.iter_mut().enumerate() {
+                let c = node.first_child + q as u32;
+                *slot = (c, self.node_distance_squared(c, x, y, slack));
+            }
+            order.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
+            for (c, d) in order {
+                if self.nodes[c as usize].subtree_len > 0 && (out.len() < k || d <= worst) {
+                    stack.push(c);
+                }
+            }
+        }
+        for entry in out.iter_mut() {
+            entry.1 = entry.1.sqrt();
+        }
+        Ok(out.len())
+    }
+
+    /// Squared distance from the point to node `n`'s cell widened by `slack`; 0 for the root,
+    /// which also holds everything outside the world.
+    fn node_distance_squared(&self, n: u32, x: f32, y: f32, slack: f32) -> f32 {
+        if n == 0 {
+            return 0.0;
+        }
+        let r = self.node_rect(n);
+        Rect::new(
+            r.min_x - slack,
+            r.min_y - slack,
+            r.max_x + slack,
+            r.max_y + slack,
+        )
+        .distance_squared(x, y)
+    }
+}
+
+impl<T> Entry<T> {
+    #[inline]
+    pub(super) fn as_ref(&self) -> ItemRef<'_, T> {
+        ItemRef {
+            id: self.id,
+            rect: self.rect,
+            value: &self.value,
+        }
+    }
+}

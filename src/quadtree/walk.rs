@@ -1,0 +1,173 @@
+//! Read-only walks over the structure: nodes for drawing, statistics for a HUD, all items.
+
+use super::{ItemRef, Node, Quadtree, Rect, MAX_DEPTH};
+
+/// One node of the tree, as [`Quadtree::nodes`] yields it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeInfo {
+    /// The node's cell in world coordinates.
+    pub rect: Rect,
+    /// Depth: 0 for the root.
+    pub depth: u8,
+    /// Items stored in this node itself.
+    pub items: usize,
+    /// Items in this node and all its descendants.
+    pub subtree_items: usize,
+    /// Whether the node has no children.
+    pub is_leaf: bool,
+}
+
+/// Counts describing the tree's shape, from [`Quadtree::stats`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TreeStats {
+    /// Items stored.
+    pub items: usize,
+    /// Nodes in use (the root included).
+    pub nodes: usize,
+    /// Leaves among them.
+    pub leaves: usize,
+    /// Deepest level that has nodes.
+    pub deepest_level: u8,
+    /// Items stored at each depth (index = depth; entries past `max_depth` stay 0).
+    pub items_per_depth: [usize; MAX_DEPTH as usize + 1],
+    /// Items held at the root: those outside the world, and those crossing its centre lines.
+    pub items_at_root: usize,
+    /// Items whose rectangle is not entirely inside the world.
+    pub items_outside_world: usize,
+}
+
+/// Iterator over the nodes in use; see [`Quadtree::nodes`].
+pub struct Nodes<'a, T> {
+    tree: &'a Quadtree<T>,
+    next: usize,
+}
+
+impl<T> Iterator for Nodes<'_, T> {
+    type Item = NodeInfo;
+
+    fn next(&mut self) -> Option<NodeInfo> {
+        while self.next < self.tree.nodes.len() {
+            let n = self.next;
+            self.next += 1;
+            let node = &self.tree.nodes[n];
+            if node.live {
+                return Some(self.tree.node_info(n as u32, node));
+            }
+        }
+        None
+    }
+}
+
+/// Iterator over every item; see [`Quadtree::iter`].
+pub struct Iter<'a, T> {
+    nodes: std::slice::Iter<'a, Node<T>>,
+    items: std::slice::Iter<'a, super::Entry<T>>,
+}
+
+impl<'a, T> Iterator for Iter<'a, T> {
+    type Item = ItemRef<'a, T>;
+
+    fn next(&mut self) -> Option<ItemRef<'a, T>> {
+        loop {
+            if let Some(e) = self.items.next() {
+                return Some(e.as_ref());
+            }
+            self.items = self.nodes.next()?.items.iter();
+        }
+    }
+}
+
+impl<T> Quadtree<T> {
+    /// The cell of node `n` in world coordinates.
+    pub(super) fn node_rect(&self, n: u32) -> Rect {
+        let node = &self.nodes[n as usize];
+        let cells = (1u32 << node.level) as f32;
+        let w = self.world.width() / cells;
+        let h = self.world.height() / cells;
+        Rect::new(
+            self.world.min_x + node.cx as f32 * w,
+            self.world.min_y + node.cy as f32 * h,
+            self.world.min_x + (node.cx + 1) as f32 * w,
+            self.world.min_y + (node.cy + 1) as f32 * h,
+        )
+    }
+
+    fn node_info(&self, n: u32, node: &Node<T>) -> NodeInfo {
+        NodeInfo {
+            rect: self.node_rect(n),
+            depth: node.level,
+            items: node.items.len(),
+            subtree_items: node.subtree_len as usize,
+            is_leaf: node.is_leaf(),
+        }
+    }
+
+    /// Every node in use, for drawing outlines or inspecting the structure. Allocates nothing.
+    ///
+    /// ```
+    /// use quadstress::{Config, Quadtree, Rect};
+    /// let config = Config { capacity: 1, max_depth: 3 };
+    /// let mut tree = Quadtree::with_config(Rect::new(0.0, 0.0, 8.0, 8.0), config).unwrap();
+    /// tree.insert(Rect::new(0.5, 0.5, 0.6, 0.6), ()).unwrap();
+    /// tree.insert(Rect::new(7.5, 7.5, 7.6, 7.6), ()).unwrap(); // the root splits
+    /// let nodes: Vec<_> = tree.nodes().collect();
+    /// assert_eq!(nodes.len(), 5);
+    /// assert!(!nodes[0].is_leaf && nodes[0].depth == 0 && nodes[0].subtree_items == 2);
+    /// assert!(nodes[1..].iter().all(|n| n.depth == 1 && n.rect.width() == 4.0));
+    /// ```
+    pub fn nodes(&self) -> Nodes<'_, T> {
+        Nodes {
+            tree: self,
+            next: 0,
+        }
+    }
+
+    /// Every item, in no particular order. Allocates nothing.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0)).unwrap();
+    /// for i in 0..100 {
+    ///     tree.insert(Rect::from_min_size((i % 10) as f32, (i / 10) as f32, 0.5, 0.5), i).unwrap();
+    /// }
+    /// assert_eq!(tree.iter().map(|item| *item.value).sum::<i32>(), 4950);
+    /// ```
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            nodes: self.nodes.iter(),
+            items: [].iter(),
+        }
+    }
+
+    /// Shape statistics: items, nodes, deepest level in use, items per depth, items at the
+    /// root. O(nodes + items at the root); allocates nothing.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// tree.insert(Rect::new(49.0, 49.0, 51.0, 51.0), ()).unwrap(); // crosses the centre
+    /// tree.insert(Rect::new(-5.0, 0.0, 1.0, 1.0), ()).unwrap(); // partly outside
+    /// let stats = tree.stats();
+    /// assert_eq!((stats.items, stats.items_at_root, stats.items_outside_world), (2, 2, 1));
+    /// assert_eq!(stats.nodes, 1);
+    /// ```
+    pub fn stats(&self) -> TreeStats {
+        let mut s = TreeStats {
+            items: self.len,
+            deepest_level: self.deepest,
+            ..TreeStats::default()
+        };
+        for node in self.nodes.iter().filter(|n| n.live) {
+            s.nodes += 1;
+            s.leaves += usize::from(node.is_leaf());
+            s.items_per_depth[node.level as usize] += node.items.len();
+        }
+        s.items_at_root = self.nodes[0].items.len();
+        s.items_outside_world = self.nodes[0]
+            .items
+            .iter()
+            .filter(|e| !self.world.contains_rect(&e.rect))
+            .count();
+        s
+    }
+}

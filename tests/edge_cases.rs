@@ -1,0 +1,318 @@
+//! Bad input, stale handles and degenerate data: each refused call must leave the tree as it was.
+
+use std::ops::ControlFlow;
+
+use quadstress::{Config, ItemId, Quadtree, QuadtreeError, Rect, MAX_CAPACITY, MAX_DEPTH};
+
+const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 100.0);
+
+fn snapshot(tree: &Quadtree<u32>) -> Vec<(ItemId, Rect, u32)> {
+    let mut v: Vec<_> = tree.iter().map(|i| (i.id, i.rect, *i.value)).collect();
+    v.sort_by_key(|e| e.0);
+    v
+}
+
+fn filled() -> (Quadtree<u32>, Vec<ItemId>) {
+    let mut tree = Quadtree::with_config(
+        WORLD,
+        Config {
+            capacity: 2,
+            max_depth: 5,
+        },
+    )
+    .unwrap();
+    let ids = (0..50)
+        .map(|i| {
+            tree.insert(
+                Rect::from_min_size((i * 7 % 97) as f32, (i * 13 % 89) as f32, 2.0, 3.0),
+                i,
+            )
+            .unwrap()
+        })
+        .collect();
+    (tree, ids)
+}
+
+fn bad_rects() -> Vec<(Rect, QuadtreeError)> {
+    let mut v = Vec::new();
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        for k in 0..4 {
+            let mut c = [1.0f32, 1.0, 2.0, 2.0];
+            c[k] = bad;
+            v.push((Rect::new(c[0], c[1], c[2], c[3]), QuadtreeError::NonFinite));
+        }
+    }
+    v.push((Rect::new(3.0, 1.0, 2.0, 2.0), QuadtreeError::Inverted));
+    v.push((Rect::new(1.0, 3.0, 2.0, 2.0), QuadtreeError::Inverted));
+    v
+}
+
+#[test]
+fn bad_rectangles_are_refused_and_nothing_changes() {
+    let (mut tree, ids) = filled();
+    let before = snapshot(&tree);
+    for (bad, err) in bad_rects() {
+        assert_eq!(tree.insert(bad, 99), Err(err), "insert {bad:?}");
+        assert_eq!(tree.update(ids[3], bad), Err(err), "update {bad:?}");
+        let mut out = Vec::new();
+        assert_eq!(tree.query_rect(&bad, &mut out), Err(err), "query {bad:?}");
+        assert!(out.is_empty());
+        assert_eq!(snapshot(&tree), before);
+        tree.validate().unwrap();
+    }
+}
+
+#[test]
+fn bad_points_and_radii_are_refused() {
+    let (tree, _) = filled();
+    let mut out = Vec::new();
+    let mut near = Vec::new();
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        assert_eq!(
+            tree.query_point(bad, 1.0, &mut out),
+            Err(QuadtreeError::NonFinite)
+        );
+        assert_eq!(
+            tree.query_point(1.0, bad, &mut out),
+            Err(QuadtreeError::NonFinite)
+        );
+        assert_eq!(
+            tree.query_circle(bad, 1.0, 1.0, &mut out),
+            Err(QuadtreeError::NonFinite)
+        );
+        assert_eq!(
+            tree.query_circle(1.0, 1.0, bad, &mut out),
+            Err(QuadtreeError::NonFinite)
+        );
+        assert_eq!(
+            tree.nearest(1.0, bad, 3, &mut near),
+            Err(QuadtreeError::NonFinite)
+        );
+    }
+    assert_eq!(
+        tree.query_circle(1.0, 1.0, -1.0, &mut out),
+        Err(QuadtreeError::NegativeRadius)
+    );
+    // A finite centre and radius whose bounding box overflows f32.
+    assert_eq!(
+        tree.query_circle(f32::MAX, 0.0, f32::MAX, &mut out),
+        Err(QuadtreeError::NonFinite)
+    );
+    assert!(out.is_empty());
+}
+
+#[test]
+fn absurd_settings_are_refused() {
+    for capacity in [0, MAX_CAPACITY + 1, usize::MAX] {
+        let c = Config {
+            capacity,
+            max_depth: 6,
+        };
+        assert_eq!(
+            Quadtree::<u32>::with_config(WORLD, c).unwrap_err(),
+            QuadtreeError::InvalidCapacity(capacity)
+        );
+    }
+    for max_depth in [MAX_DEPTH + 1, 32, 64, u8::MAX] {
+        let c = Config {
+            capacity: 8,
+            max_depth,
+        };
+        assert_eq!(
+            Quadtree::<u32>::with_config(WORLD, c).unwrap_err(),
+            QuadtreeError::InvalidMaxDepth(max_depth)
+        );
+    }
+    for world in [
+        Rect::new(0.0, 0.0, 0.0, 10.0),
+        Rect::new(0.0, 0.0, 10.0, -1.0),
+        Rect::new(f32::NAN, 0.0, 10.0, 10.0),
+        Rect::new(0.0, 0.0, f32::INFINITY, 10.0),
+    ] {
+        assert_eq!(
+            Quadtree::<u32>::new(world).unwrap_err(),
+            QuadtreeError::InvalidWorld
+        );
+    }
+    // The deepest allowed depth works.
+    let mut deep = Quadtree::with_config(
+        WORLD,
+        Config {
+            capacity: 1,
+            max_depth: MAX_DEPTH,
+        },
+    )
+    .unwrap();
+    for i in 0..200 {
+        deep.insert(Rect::from_min_size(i as f32 * 0.01, 0.0, 0.001, 0.001), i)
+            .unwrap();
+    }
+    deep.validate().unwrap();
+    assert_eq!(deep.stats().deepest_level, MAX_DEPTH);
+    // A refused reconfiguration keeps the tree.
+    let (mut tree, _) = filled();
+    let before = snapshot(&tree);
+    assert!(tree
+        .set_config(Config {
+            capacity: 0,
+            max_depth: 3
+        })
+        .is_err());
+    assert_eq!(
+        tree.config(),
+        Config {
+            capacity: 2,
+            max_depth: 5
+        }
+    );
+    assert_eq!(snapshot(&tree), before);
+    tree.validate().unwrap();
+}
+
+#[test]
+fn stale_handles_never_reach_other_items() {
+    let (mut tree, ids) = filled();
+    assert_eq!(tree.remove(ids[10]), Some(10));
+    assert_eq!(tree.remove(ids[10]), None);
+    assert_eq!(
+        tree.update(ids[10], Rect::new(0.0, 0.0, 1.0, 1.0)),
+        Err(QuadtreeError::StaleId)
+    );
+    // The freed slot is reused by the next insert, under a new generation.
+    let fresh = tree.insert(Rect::new(5.0, 5.0, 6.0, 6.0), 1000).unwrap();
+    assert_eq!(fresh.index(), ids[10].index());
+    assert_ne!(fresh, ids[10]);
+    assert_eq!(tree.get(ids[10]), None);
+    assert_eq!(tree.remove(ids[10]), None);
+    assert_eq!(tree.get(fresh), Some(&1000));
+    assert_eq!(
+        tree.for_each_colliding_with(ids[10], |_| ControlFlow::Continue(())),
+        Err(QuadtreeError::StaleId)
+    );
+    tree.validate().unwrap();
+
+    // After clear every old handle is stale, including on reused slots.
+    tree.clear();
+    let again = tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 7).unwrap();
+    for id in ids.iter().chain([&fresh]) {
+        assert_eq!(tree.get(*id), None);
+    }
+    assert_eq!(tree.get(again), Some(&7));
+    tree.validate().unwrap();
+
+    // A handle from a bigger tree is out of range here, not a panic.
+    let (big, big_ids) = filled();
+    let small: Quadtree<u32> = Quadtree::new(WORLD).unwrap();
+    assert_eq!(small.get(big_ids[49]), None);
+    drop(big);
+}
+
+#[test]
+fn items_outside_the_world_are_kept_and_found() {
+    let mut tree: Quadtree<u32> = Quadtree::new(WORLD).unwrap();
+    let far = tree
+        .insert(Rect::new(-1000.0, -1000.0, -990.0, -990.0), 1)
+        .unwrap();
+    let edge = tree.insert(Rect::new(95.0, 95.0, 105.0, 105.0), 2).unwrap();
+    for i in 0..200 {
+        tree.insert(
+            Rect::from_min_size((i % 20) as f32 * 5.0, (i / 20) as f32 * 5.0, 1.0, 1.0),
+            100 + i,
+        )
+        .unwrap();
+    }
+    tree.validate().unwrap();
+    let mut out = Vec::new();
+    tree.query_point(-995.0, -995.0, &mut out).unwrap();
+    assert_eq!(out, vec![far]);
+    out.clear();
+    tree.query_rect(&Rect::new(101.0, 101.0, 200.0, 200.0), &mut out)
+        .unwrap();
+    assert_eq!(out, vec![edge]);
+    let mut near = Vec::new();
+    tree.nearest(-2000.0, -2000.0, 1, &mut near).unwrap();
+    assert_eq!(near[0].0, far);
+    let s = tree.stats();
+    assert_eq!(s.items_outside_world, 2);
+    // Moving an outside item inside, and back.
+    tree.update(far, Rect::new(50.5, 50.5, 50.6, 50.6)).unwrap();
+    tree.validate().unwrap();
+    assert_eq!(tree.stats().items_outside_world, 1);
+    tree.update(far, Rect::new(-5.0, 50.0, -4.0, 51.0)).unwrap();
+    tree.validate().unwrap();
+    assert_eq!(tree.stats().items_outside_world, 2);
+}
+
+#[test]
+fn a_million_items_at_one_point() {
+    let mut tree: Quadtree<u32> = Quadtree::new(WORLD).unwrap();
+    let p = Rect::new(33.3, 66.6, 33.3, 66.6);
+    let ids: Vec<_> = (0..1_000_000).map(|i| tree.insert(p, i).unwrap()).collect();
+    tree.validate().unwrap();
+    let s = tree.stats();
+    assert_eq!(s.deepest_level, 6);
+    assert_eq!(s.items_per_depth[6], 1_000_000);
+    let mut n = 0;
+    let _ = tree.for_each_at_point(33.3, 66.6, |_| {
+        n += 1;
+        ControlFlow::Continue(())
+    });
+    assert_eq!(n, 1_000_000);
+    let mut near = Vec::new();
+    tree.nearest(0.0, 0.0, 5, &mut near).unwrap();
+    assert_eq!(near.len(), 5);
+    // Stop early: the first pair ends the search.
+    let mut pairs = 0;
+    assert!(tree
+        .for_each_pair(|_, _| {
+            pairs += 1;
+            ControlFlow::Break(())
+        })
+        .is_break());
+    assert_eq!(pairs, 1);
+    for id in ids {
+        tree.remove(id).unwrap();
+    }
+    tree.validate().unwrap();
+    assert_eq!(tree.stats().nodes, 1, "the tree merges back to its root");
+}
+
+#[test]
+fn tree_shrinks_as_items_leave_an_area() {
+    let mut tree: Quadtree<u32> = Quadtree::with_config(
+        WORLD,
+        Config {
+            capacity: 4,
+            max_depth: 6,
+        },
+    )
+    .unwrap();
+    let ids: Vec<_> = (0..400)
+        .map(|i| {
+            tree.insert(
+                Rect::from_min_size((i % 20) as f32 * 2.4, (i / 20) as f32 * 2.4, 1.0, 1.0),
+                i,
+            )
+            .unwrap()
+        })
+        .collect();
+    let grown = tree.stats().nodes;
+    assert!(grown > 50);
+    // Everything moves to one small corner: the emptied quadrants must merge away.
+    for (k, id) in ids.iter().enumerate() {
+        tree.update(
+            *id,
+            Rect::from_min_size(99.0 - (k % 4) as f32 * 0.1, 99.0, 0.01, 0.01),
+        )
+        .unwrap();
+        if k % 50 == 0 {
+            tree.validate().unwrap();
+        }
+    }
+    tree.validate().unwrap();
+    let shrunk = tree.stats().nodes;
+    assert!(
+        shrunk < grown / 2,
+        "{shrunk} nodes after moving, {grown} before"
+    );
+}

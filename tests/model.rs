@@ -1,0 +1,302 @@
+//! Property tests: random sequences of insert / remove / update / clear / set_config,
+//! checked after every step against a brute-force model of the same items, with
+//! `validate()` after every mutation.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use proptest::prelude::*;
+use quadstress::{Config, ItemId, Quadtree, QuadtreeError, Rect};
+
+const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 80.0);
+
+/// Coordinates on a 0.25 grid, so exact touches between rectangles (and with cell lines)
+/// happen often; some rectangles reach outside the world.
+fn coord(lo: i32, hi: i32) -> impl Strategy<Value = f32> {
+    (lo * 4..=hi * 4).prop_map(|v| v as f32 * 0.25)
+}
+
+fn rect() -> impl Strategy<Value = Rect> {
+    let size = prop_oneof![
+        4 => Just(0.0f32),
+        30 => (0..=8).prop_map(|v| v as f32 * 0.25),
+        10 => (0..=40).prop_map(|v| v as f32 * 0.5),
+        2 => (0..=240).prop_map(|v| v as f32 * 0.5),
+    ];
+    (coord(-20, 115), coord(-20, 95), size.clone(), size)
+        .prop_map(|(x, y, w, h)| Rect::new(x, y, x + w, y + h))
+}
+
+fn point() -> impl Strategy<Value = (f32, f32)> {
+    (coord(-20, 120), coord(-20, 100))
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(Rect),
+    /// Remove the n-th live item (modulo); `stale` tries an already removed handle instead.
+    Remove(usize, bool),
+    Update(usize, Rect),
+    Clear,
+    SetConfig(usize, u8),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        40 => rect().prop_map(Op::Insert),
+        12 => (any::<usize>(), prop::bool::weighted(0.2)).prop_map(|(i, s)| Op::Remove(i, s)),
+        30 => (any::<usize>(), rect()).prop_map(|(i, r)| Op::Update(i, r)),
+        1 => Just(Op::Clear),
+        2 => (1usize..6, 0u8..7).prop_map(|(c, d)| Op::SetConfig(c, d)),
+    ]
+}
+
+#[derive(Clone, Debug)]
+enum Probe {
+    Rect(Rect),
+    Point(f32, f32),
+    Circle(f32, f32, f32),
+    Nearest(f32, f32, usize),
+}
+
+fn probe() -> impl Strategy<Value = Probe> {
+    prop_oneof![
+        rect().prop_map(Probe::Rect),
+        point().prop_map(|(x, y)| Probe::Point(x, y)),
+        (point(), (0..=60).prop_map(|v| v as f32 * 0.5))
+            .prop_map(|((x, y), r)| Probe::Circle(x, y, r)),
+        (point(), 1usize..6).prop_map(|((x, y), k)| Probe::Nearest(x, y, k)),
+    ]
+}
+
+fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
+    v.sort();
+    v
+}
+
+/// Compares every query kind with a brute-force scan of `model`.
+fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, probe: &Probe) {
+    assert_eq!(tree.len(), model.len());
+    let mut got = Vec::new();
+    match *probe {
+        Probe::Rect(q) => {
+            tree.query_rect(&q, &mut got).unwrap();
+            let want: Vec<_> = model
+                .iter()
+                .filter(|(_, (r, _))| r.intersects(&q))
+                .map(|(id, _)| *id)
+                .collect();
+            assert_eq!(sorted(got), sorted(want), "rect query {q:?}");
+        }
+        Probe::Point(x, y) => {
+            tree.query_point(x, y, &mut got).unwrap();
+            let want: Vec<_> = model
+                .iter()
+                .filter(|(_, (r, _))| r.contains_point(x, y))
+                .map(|(id, _)| *id)
+                .collect();
+            assert_eq!(sorted(got), sorted(want), "point query {x},{y}");
+        }
+        Probe::Circle(x, y, rad) => {
+            tree.query_circle(x, y, rad, &mut got).unwrap();
+            let want: Vec<_> = model
+                .iter()
+                .filter(|(_, (r, _))| r.intersects_circle(x, y, rad))
+                .map(|(id, _)| *id)
+                .collect();
+            assert_eq!(sorted(got), sorted(want), "circle query {x},{y} r {rad}");
+        }
+        Probe::Nearest(x, y, k) => {
+            let mut out = Vec::new();
+            tree.nearest(x, y, k, &mut out).unwrap();
+            let mut all: Vec<f32> = model
+                .values()
+                .map(|(r, _)| r.distance_squared(x, y).sqrt())
+                .collect();
+            all.sort_by(f32::total_cmp);
+            all.truncate(k);
+            let dists: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
+            assert_eq!(dists, all, "nearest {k} to {x},{y}");
+            for &(id, d) in &out {
+                let (r, _) = model[&id];
+                assert_eq!(
+                    r.distance_squared(x, y).sqrt(),
+                    d,
+                    "reported distance of {id:?}"
+                );
+            }
+        }
+    }
+    // All pairs, each once, against brute force over the model.
+    let mut pairs = Vec::new();
+    tree.pairs(&mut pairs);
+    let n = pairs.len();
+    pairs.sort();
+    pairs.dedup();
+    assert_eq!(pairs.len(), n, "a pair was reported twice");
+    let items: Vec<(ItemId, Rect)> = model.iter().map(|(id, (r, _))| (*id, *r)).collect();
+    let mut want = Vec::new();
+    for (i, (a, ra)) in items.iter().enumerate() {
+        for (b, rb) in &items[i + 1..] {
+            if ra.intersects(rb) {
+                want.push((*a.min(b), *a.max(b)));
+            }
+        }
+    }
+    want.sort();
+    assert_eq!(pairs, want, "pairs");
+    // Everything colliding with one existing item.
+    if let Some((&id, &(r, _))) = model.iter().next() {
+        let mut got = Vec::new();
+        let _ = tree.for_each_colliding_with(id, |item| {
+            got.push(item.id);
+            ControlFlow::Continue(())
+        });
+        let want: Vec<_> = model
+            .iter()
+            .filter(|(other, (or, _))| **other != id && or.intersects(&r))
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(sorted(got), sorted(want), "colliding with {id:?}");
+    }
+    // Iteration sees exactly the model, with payloads.
+    let mut seen: Vec<(ItemId, u32)> = tree.iter().map(|it| (it.id, *it.value)).collect();
+    seen.sort();
+    let mut want: Vec<(ItemId, u32)> = model.iter().map(|(id, (_, v))| (*id, *v)).collect();
+    want.sort();
+    assert_eq!(seen, want, "iter");
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn tree_matches_brute_force(
+        capacity in 1usize..6,
+        depth in 0u8..7,
+        far in any::<bool>(),
+        ops in prop::collection::vec((op(), probe()), 1..80),
+    ) {
+        run_case(capacity, depth, far, ops)?;
+    }
+
+    #[test]
+    fn deep_trees_with_many_items_match_brute_force(
+        capacity in 1usize..4,
+        depth in 4u8..=10,
+        far in any::<bool>(),
+        ops in prop::collection::vec((op(), probe()), 150..300),
+    ) {
+        run_case(capacity, depth, far, ops)?;
+    }
+}
+
+/// A world far from the origin stresses the f32 mapping from coordinates to cells.
+fn shift(far: bool) -> (f32, f32) {
+    if far {
+        (12345.5, -6789.25)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+fn moved(r: Rect, (ox, oy): (f32, f32)) -> Rect {
+    Rect::new(r.min_x + ox, r.min_y + oy, r.max_x + ox, r.max_y + oy)
+}
+
+fn moved_probe(p: Probe, (ox, oy): (f32, f32)) -> Probe {
+    match p {
+        Probe::Rect(r) => Probe::Rect(moved(r, (ox, oy))),
+        Probe::Point(x, y) => Probe::Point(x + ox, y + oy),
+        Probe::Circle(x, y, r) => Probe::Circle(x + ox, y + oy, r),
+        Probe::Nearest(x, y, k) => Probe::Nearest(x + ox, y + oy, k),
+    }
+}
+
+fn run_case(
+    capacity: usize,
+    depth: u8,
+    far: bool,
+    ops: Vec<(Op, Probe)>,
+) -> Result<(), TestCaseError> {
+    {
+        let off = shift(far);
+        let mut tree = Quadtree::with_config(
+            moved(WORLD, off),
+            Config {
+                capacity,
+                max_depth: depth,
+            },
+        )
+        .unwrap();
+        let mut model: HashMap<ItemId, (Rect, u32)> = HashMap::new();
+        let mut dead: Vec<ItemId> = Vec::new();
+        let mut next_value = 0u32;
+        for (op, probe) in ops {
+            match op {
+                Op::Insert(r) => {
+                    let r = moved(r, off);
+                    let id = tree.insert(r, next_value).unwrap();
+                    prop_assert!(
+                        model.insert(id, (r, next_value)).is_none(),
+                        "handle reused while live"
+                    );
+                    next_value += 1;
+                }
+                Op::Remove(i, stale) => {
+                    if stale && !dead.is_empty() {
+                        let id = dead[i % dead.len()];
+                        prop_assert_eq!(tree.remove(id), None);
+                        prop_assert_eq!(
+                            tree.update(id, Rect::new(0.0, 0.0, 1.0, 1.0)),
+                            Err(QuadtreeError::StaleId)
+                        );
+                        prop_assert!(tree.get(id).is_none());
+                    } else if !model.is_empty() {
+                        let mut ids: Vec<_> = model.keys().copied().collect();
+                        ids.sort();
+                        let id = ids[i % ids.len()];
+                        let (_, v) = model.remove(&id).unwrap();
+                        prop_assert_eq!(tree.remove(id), Some(v));
+                        dead.push(id);
+                    }
+                }
+                Op::Update(i, r) => {
+                    let r = moved(r, off);
+                    if !model.is_empty() {
+                        let mut ids: Vec<_> = model.keys().copied().collect();
+                        ids.sort();
+                        let id = ids[i % ids.len()];
+                        tree.update(id, r).unwrap();
+                        model.get_mut(&id).unwrap().0 = r;
+                        prop_assert_eq!(tree.rect(id), Some(r));
+                    }
+                }
+                Op::Clear => {
+                    tree.clear();
+                    dead.extend(model.keys().copied());
+                    model.clear();
+                }
+                Op::SetConfig(c, d) => {
+                    tree.set_config(Config {
+                        capacity: c,
+                        max_depth: d,
+                    })
+                    .unwrap();
+                }
+            }
+            if let Err(e) = tree.validate() {
+                return Err(TestCaseError::fail(format!("{e}")));
+            }
+            check_queries(&tree, &model, &moved_probe(probe, off));
+        }
+    }
+    Ok(())
+}
