@@ -83,6 +83,7 @@ pub struct UniformGrid {
     starts: Vec<u32>,
     sorted: Vec<u32>,
     cell_of: Vec<u32>,
+    fill: Vec<u32>,
 }
 
 impl UniformGrid {
@@ -93,6 +94,7 @@ impl UniformGrid {
             starts: Vec::new(),
             sorted: Vec::new(),
             cell_of: Vec::new(),
+            fill: Vec::new(),
         }
     }
 
@@ -137,10 +139,11 @@ impl UniformGrid {
         }
         self.sorted.clear();
         self.sorted.resize(rects.len(), 0);
-        let mut fill = self.starts.clone();
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.starts);
         for (i, &c) in self.cell_of.iter().enumerate() {
-            self.sorted[fill[c as usize] as usize] = i as u32;
-            fill[c as usize] += 1;
+            self.sorted[self.fill[c as usize] as usize] = i as u32;
+            self.fill[c as usize] += 1;
         }
         // Stage 3: own cell (later entries only), then the forward half of the neighbours:
         // (x+1, y-1), (x+1, y), (x+1, y+1), (x, y+1). Each neighbouring pair of cells is

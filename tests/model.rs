@@ -39,6 +39,8 @@ enum Op {
     Update(usize, Rect),
     Clear,
     SetConfig(usize, u8),
+    /// Bulk insert; `bad` puts a NaN rectangle last, which must refuse the whole batch.
+    InsertMany(Vec<Rect>, bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -48,6 +50,7 @@ fn op() -> impl Strategy<Value = Op> {
         30 => (any::<usize>(), rect()).prop_map(|(i, r)| Op::Update(i, r)),
         1 => Just(Op::Clear),
         2 => (1usize..6, 0u8..7).prop_map(|(c, d)| Op::SetConfig(c, d)),
+        3 => (prop::collection::vec(rect(), 0..40), prop::bool::weighted(0.2)).prop_map(|(v, b)| Op::InsertMany(v, b)),
     ]
 }
 
@@ -290,6 +293,31 @@ fn run_case(
                         max_depth: d,
                     })
                     .unwrap();
+                }
+                Op::InsertMany(rects, bad) => {
+                    let mut batch: Vec<(Rect, u32)> = rects
+                        .iter()
+                        .enumerate()
+                        .map(|(k, r)| (moved(*r, off), next_value + k as u32))
+                        .collect();
+                    let mut ids = Vec::new();
+                    if bad {
+                        batch.push((Rect::new(f32::NAN, 0.0, 1.0, 1.0), 0));
+                        prop_assert_eq!(
+                            tree.insert_many(batch, &mut ids),
+                            Err(QuadtreeError::NonFinite)
+                        );
+                        prop_assert!(ids.is_empty());
+                    } else {
+                        prop_assert_eq!(tree.insert_many(batch.clone(), &mut ids), Ok(batch.len()));
+                        for (id, (r, v)) in ids.iter().zip(batch) {
+                            prop_assert!(
+                                model.insert(*id, (r, v)).is_none(),
+                                "handle reused while live"
+                            );
+                        }
+                        next_value += rects.len() as u32;
+                    }
                 }
             }
             if let Err(e) = tree.validate() {

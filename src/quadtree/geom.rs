@@ -104,10 +104,12 @@ impl Rect {
     /// ```
     #[inline]
     pub fn intersects(&self, other: &Rect) -> bool {
-        self.min_x <= other.max_x
-            && other.min_x <= self.max_x
-            && self.min_y <= other.max_y
-            && other.min_y <= self.max_y
+        // `&` rather than `&&`: on random data each comparison is a coin flip, and four
+        // unpredictable branches cost more than four comparisons.
+        (self.min_x <= other.max_x)
+            & (other.min_x <= self.max_x)
+            & (self.min_y <= other.max_y)
+            & (other.min_y <= self.max_y)
     }
 
     /// Whether `other` lies entirely inside this closed rectangle.

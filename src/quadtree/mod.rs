@@ -4,6 +4,7 @@
 //! `pairs` (all intersecting pairs), `walk` (node walk, statistics, iteration) and
 //! `validate` (the invariant check).
 
+mod bulk;
 mod error;
 mod geom;
 mod pairs;
@@ -175,6 +176,12 @@ impl<T> Node<T> {
     }
 }
 
+/// Room to reserve in each new child when a node of `len` items splits: a fair share plus
+/// slack, so the children rarely regrow while the split fills them.
+fn node_items_hint(len: usize) -> usize {
+    len / 4 + 4
+}
+
 /// The node a rectangle belongs to, before looking at which nodes exist: the smallest cell of
 /// the full quadtree (down to `max_depth`) that contains it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,8 +271,9 @@ pub struct Quadtree<T> {
     slots: Vec<Slot>,
     free_slot: u32,
     len: usize,
-    /// Reused work list for splits and merges.
+    /// Reused work list for splits, merges and bulk placement.
     scratch: Vec<u32>,
+    bulk: bulk::BulkScratch<T>,
 }
 
 impl<T> Quadtree<T> {
@@ -318,6 +326,7 @@ impl<T> Quadtree<T> {
             free_slot: NULL,
             len: 0,
             scratch: Vec::new(),
+            bulk: bulk::BulkScratch::default(),
         };
         tree.reset_nodes();
         Ok(tree)
@@ -585,6 +594,10 @@ impl<T> Quadtree<T> {
             }
             let level = node.level;
             let first = self.alloc_children(n);
+            let expected = node_items_hint(self.nodes[n as usize].items.len());
+            for q in 0..4 {
+                self.nodes[(first + q) as usize].items.reserve(expected);
+            }
             // Stage 1: move every item that fits below this node into its child quadrant;
             // items whose place is this level stay (swap_remove keeps this O(len)).
             let mut items = std::mem::take(&mut self.nodes[n as usize].items);
@@ -819,18 +832,14 @@ impl<T> Quadtree<T> {
     /// ```
     pub fn set_config(&mut self, config: Config) -> Result<(), QuadtreeError> {
         config.check()?;
-        // Stage 1: pull every item up to the root, with the old geometry still in place.
+        // Pull every item up to the root with the old geometry, then place them all again
+        // under the new one, keeping their handles.
         self.collapse_all();
-        let all = std::mem::take(&mut self.nodes[0].items);
-        // Stage 2: new geometry, empty root; then place each item again under its old handle.
+        let mut all = std::mem::take(&mut self.nodes[0].items);
         self.config = config;
         self.reset_nodes();
-        for entry in all {
-            let node = self.node_for(self.place_of(&entry.rect));
-            self.attach(node, entry);
-            self.add_to_path(node, 1);
-            self.split_if_full(node);
-        }
+        self.bulk.staging.append(&mut all);
+        self.place_staged();
         Ok(())
     }
 

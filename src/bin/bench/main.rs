@@ -1,0 +1,424 @@
+//! The project's bench command: every workload, the quadtree beside its baselines, measured in
+//! one run. Prints one `name: value unit` line per figure.
+//!
+//! ```sh
+//! cargo run --release --bin bench            # all workloads
+//! cargo run --release --bin bench -- pairs   # one (seed004, insert10k, pairs, moving, clustered)
+//! ```
+//!
+//! Times are medians over repetitions. Compare ratios within a run, not absolute times across
+//! runs: the machines are shared.
+
+mod workloads;
+
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use quadstress::baseline::{brute_force_pairs, SortAndSweep, UniformGrid};
+use quadstress::{Config, ItemId, Quadtree, Rect};
+use rstar::primitives::{GeomWithData, Rectangle};
+use rstar::{RTree, AABB};
+
+const WORKLOADS: [&str; 5] = ["seed004", "insert10k", "pairs", "moving", "clustered"];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!(
+            "usage: bench [WORKLOAD]...   (workloads: {})",
+            WORKLOADS.join(", ")
+        );
+        return;
+    }
+    for a in &args {
+        if !WORKLOADS.contains(&a.as_str()) {
+            eprintln!("unknown workload {a:?}; known: {}", WORKLOADS.join(", "));
+            std::process::exit(2);
+        }
+    }
+    let run = |name: &str| args.is_empty() || args.iter().any(|a| a == name);
+    let mut ok = true;
+    if run("seed004") {
+        seed004();
+    }
+    if run("insert10k") {
+        insert10k();
+    }
+    if run("pairs") {
+        for n in [1_000, 10_000, 100_000, 1_000_000] {
+            ok &= pairs(n);
+        }
+    }
+    if run("moving") {
+        ok &= moving();
+    }
+    if run("clustered") {
+        ok &= clustered();
+    }
+    if !ok {
+        eprintln!("pair counts disagree between methods");
+        std::process::exit(1);
+    }
+}
+
+/// Median of `reps` timings of `f`.
+fn median<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, R) {
+    let mut times = Vec::with_capacity(reps);
+    let mut last = None;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let r = std::hint::black_box(f());
+        times.push(t.elapsed());
+        last = Some(r);
+    }
+    times.sort();
+    (times[reps / 2], last.unwrap())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn line(name: &str, value: f64, unit: &str) {
+    println!("{name}: {value:.3} {unit}");
+}
+
+/// A depth that gives leaves of about `capacity` items on uniform data, within the tree's limit.
+fn depth_for(n: usize, capacity: usize) -> u8 {
+    let leaves = (n / capacity).max(1) as f64;
+    (leaves.log(4.0).ceil() as u8).clamp(1, quadstress::MAX_DEPTH)
+}
+
+fn build(world: Rect, config: Config, rects: &[Rect]) -> (Quadtree<u32>, Vec<ItemId>) {
+    let mut tree = Quadtree::with_config(world, config).unwrap();
+    let ids = rects
+        .iter()
+        .enumerate()
+        .map(|(i, r)| tree.insert(*r, i as u32).unwrap())
+        .collect();
+    (tree, ids)
+}
+
+fn tree_pairs(tree: &Quadtree<u32>) -> u64 {
+    let mut n = 0u64;
+    let _ = tree.for_each_pair(|_, _| {
+        n += 1;
+        ControlFlow::Continue(())
+    });
+    n
+}
+
+type RItem = GeomWithData<Rectangle<[f32; 2]>, u32>;
+
+fn rtree(rects: &[Rect]) -> RTree<RItem> {
+    RTree::bulk_load(
+        rects
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                GeomWithData::new(
+                    Rectangle::from_corners([r.min_x, r.min_y], [r.max_x, r.max_y]),
+                    i as u32,
+                )
+            })
+            .collect(),
+    )
+}
+
+/// rstar's pair search: one envelope query per item, keeping the pairs whose other index is
+/// larger, so each pair counts once.
+fn rtree_pairs(tree: &RTree<RItem>, rects: &[Rect]) -> u64 {
+    let mut n = 0u64;
+    for (i, r) in rects.iter().enumerate() {
+        let env = AABB::from_corners([r.min_x, r.min_y], [r.max_x, r.max_y]);
+        n += tree
+            .locate_in_envelope_intersecting(env)
+            .filter(|o| o.data > i as u32)
+            .count() as u64;
+    }
+    n
+}
+
+fn sap_pairs(sap: &mut SortAndSweep, rects: &[Rect]) -> u64 {
+    let mut n = 0u64;
+    sap.pairs(rects, |_, _| n += 1);
+    n
+}
+
+fn grid_pairs(grid: &mut UniformGrid, rects: &[Rect]) -> Option<u64> {
+    let mut n = 0u64;
+    grid.pairs(rects, |_, _| n += 1).then_some(n)
+}
+
+fn brute_pairs(rects: &[Rect]) -> u64 {
+    let mut n = 0u64;
+    brute_force_pairs(rects, |_, _| n += 1);
+    n
+}
+
+fn agree(name: &str, counts: &[(&str, u64)]) -> bool {
+    let first = counts[0].1;
+    let same = counts.iter().all(|c| c.1 == first);
+    if !same {
+        eprintln!("{name}: counts differ: {counts:?}");
+    }
+    same
+}
+
+/// 1. Seed 004: a million 32x32 boxes in 800x600, inserted one by one; one 32x32 query.
+fn seed004() {
+    let (world, rects) = workloads::seed004(1_000_000, 4);
+    let config = Config::default();
+    let (build_time, (tree, _)) = median(5, || build(world, config, &rects));
+    line("seed004.build", ms(build_time), "ms");
+    line(
+        "seed004.build_vs_article_758ms",
+        758.0 / ms(build_time),
+        "x",
+    );
+    let q = Rect::from_min_size(400.0, 300.0, 32.0, 32.0);
+    let mut out = Vec::with_capacity(1 << 14);
+    let (tq, hits) = median(21, || {
+        out.clear();
+        tree.query_rect(&q, &mut out).unwrap()
+    });
+    let (tb, brute_hits) = median(5, || rects.iter().filter(|r| r.intersects(&q)).count());
+    assert_eq!(hits, brute_hits, "seed004 query disagrees with brute force");
+    line("seed004.centre_query.hits", hits as f64, "items");
+    line("seed004.centre_query.tree", us(tq), "us");
+    line("seed004.centre_query.brute", us(tb), "us");
+    line(
+        "seed004.centre_query.speedup_vs_brute",
+        tb.as_secs_f64() / tq.as_secs_f64(),
+        "x",
+    );
+    // The centre is the worst spot for a "smallest containing node" tree: it sits on the
+    // root's split lines. Also time 200 queries at random positions.
+    let (_, spots) = workloads::seed004(200, 44);
+    let (tq, hits) = median(5, || {
+        spots
+            .iter()
+            .map(|s| {
+                out.clear();
+                tree.query_rect(s, &mut out).unwrap()
+            })
+            .sum::<usize>()
+    });
+    let (tb, brute_hits) = median(3, || {
+        spots
+            .iter()
+            .map(|s| rects.iter().filter(|r| r.intersects(s)).count())
+            .sum::<usize>()
+    });
+    assert_eq!(
+        hits, brute_hits,
+        "seed004 random queries disagree with brute force"
+    );
+    line("seed004.random_queries.tree_mean", us(tq) / 200.0, "us");
+    line("seed004.random_queries.brute_mean", us(tb) / 200.0, "us");
+    line(
+        "seed004.random_queries.speedup_vs_brute",
+        tb.as_secs_f64() / tq.as_secs_f64(),
+        "x",
+    );
+    let s = tree.stats();
+    line("seed004.items_at_root", s.items_at_root as f64, "items");
+    line("seed004.nodes", s.nodes as f64, "nodes");
+}
+
+/// 2. 10,000 inserts of 8x8 particles into an empty 800x600 tree.
+fn insert10k() {
+    let (world, big) = workloads::seed004(10_000, 10);
+    let rects: Vec<Rect> = big
+        .iter()
+        .map(|r| Rect::from_min_size(r.min_x, r.min_y, 8.0, 8.0))
+        .collect();
+    let (t, _) = median(51, || build(world, Config::default(), &rects));
+    line("insert10k", ms(t), "ms");
+    line("insert10k.per_insert", t.as_secs_f64() * 1e9 / 1e4, "ns");
+}
+
+/// 3. All pairs among `n` boxes of side 2 at constant density.
+fn pairs(n: usize) -> bool {
+    let (world, rects) = workloads::constant_density(n, n as u64);
+    let reps = if n >= 1_000_000 {
+        3
+    } else if n >= 100_000 {
+        7
+    } else {
+        21
+    };
+    let p = format!("pairs.{n}");
+    let mut counts = Vec::new();
+    for (label, config) in [
+        ("tree", Config::default()),
+        (
+            "tree_tuned",
+            Config {
+                capacity: 8,
+                max_depth: depth_for(n, 8),
+            },
+        ),
+    ] {
+        let (tb, (mut tree, _)) = median(reps, || build(world, config, &rects));
+        let (tp, c) = median(reps, || tree_pairs(&tree));
+        // A warm rebuild, as a per-frame broad phase does it: clear, then bulk insert.
+        let mut ids = Vec::with_capacity(n);
+        let (tr, _) = median(reps, || {
+            tree.clear();
+            ids.clear();
+            tree.insert_many(
+                rects.iter().enumerate().map(|(i, r)| (*r, i as u32)),
+                &mut ids,
+            )
+            .unwrap()
+        });
+        line(
+            &format!("{p}.{label}.config_capacity"),
+            config.capacity as f64,
+            "items",
+        );
+        line(
+            &format!("{p}.{label}.config_depth"),
+            config.max_depth as f64,
+            "levels",
+        );
+        line(&format!("{p}.{label}.build_one_by_one"), ms(tb), "ms");
+        line(&format!("{p}.{label}.rebuild_bulk"), ms(tr), "ms");
+        line(&format!("{p}.{label}.pairs"), ms(tp), "ms");
+        line(&format!("{p}.{label}.rebuild_and_pairs"), ms(tr + tp), "ms");
+        counts.push((label, c));
+    }
+    let mut sap = SortAndSweep::default();
+    let (ts, c) = median(reps, || sap_pairs(&mut sap, &rects));
+    line(&format!("{p}.sort_and_sweep"), ms(ts), "ms");
+    counts.push(("sort_and_sweep", c));
+    let mut grid = UniformGrid::new(4.0);
+    let (tg, c) = median(reps, || grid_pairs(&mut grid, &rects).unwrap());
+    line(&format!("{p}.grid"), ms(tg), "ms");
+    counts.push(("grid", c));
+    let (tr, c) = median(reps.min(5), || {
+        let t = rtree(&rects);
+        rtree_pairs(&t, &rects)
+    });
+    line(&format!("{p}.rstar_build_and_pairs"), ms(tr), "ms");
+    counts.push(("rstar", c));
+    if n <= 100_000 {
+        let (tbf, c) = median(if n <= 10_000 { 5 } else { 1 }, || brute_pairs(&rects));
+        line(&format!("{p}.brute"), ms(tbf), "ms");
+        counts.push(("brute", c));
+    }
+    line(&format!("{p}.count"), counts[0].1 as f64, "pairs");
+    agree(&p, &counts)
+}
+
+/// 4. 100,000 boxes of side 2 moving up to 0.5 per axis per frame: update all, then all pairs.
+fn moving() -> bool {
+    let n = 100_000;
+    let frames = 30;
+    let (world, start) = workloads::constant_density(n, 77);
+    let mut ok = true;
+    let mut per_method: Vec<(&str, Vec<Duration>, u64)> = Vec::new();
+    // The tree: built once, then moved incrementally.
+    for (label, config) in [
+        ("tree", Config::default()),
+        (
+            "tree_tuned",
+            Config {
+                capacity: 8,
+                max_depth: depth_for(n, 8),
+            },
+        ),
+    ] {
+        let mut rects = start.clone();
+        let mut steps = workloads::steps(n, 0.5, 78);
+        let (mut tree, ids) = build(world, config, &rects);
+        let mut times = Vec::new();
+        let mut total = 0;
+        for _ in 0..frames {
+            workloads::advance(&world, &mut rects, &mut steps);
+            let t = Instant::now();
+            for (id, r) in ids.iter().zip(&rects) {
+                tree.update(*id, *r).unwrap();
+            }
+            total += tree_pairs(&tree);
+            times.push(t.elapsed());
+        }
+        per_method.push((label, times, total));
+    }
+    // Baselines rebuild from scratch every frame.
+    let mut sap = SortAndSweep::default();
+    let mut grid = UniformGrid::new(4.0);
+    for label in ["sort_and_sweep", "grid", "rstar"] {
+        let mut rects = start.clone();
+        let mut steps = workloads::steps(n, 0.5, 78);
+        let mut times = Vec::new();
+        let mut total = 0;
+        for _ in 0..frames {
+            workloads::advance(&world, &mut rects, &mut steps);
+            let t = Instant::now();
+            total += match label {
+                "sort_and_sweep" => sap_pairs(&mut sap, &rects),
+                "grid" => grid_pairs(&mut grid, &rects).unwrap(),
+                _ => rtree_pairs(&rtree(&rects), &rects),
+            };
+            times.push(t.elapsed());
+        }
+        per_method.push((label, times, total));
+    }
+    for (label, mut times, _) in per_method.iter().cloned() {
+        times.sort();
+        line(
+            &format!("moving.{label}.frame"),
+            ms(times[times.len() / 2]),
+            "ms",
+        );
+    }
+    let counts: Vec<(&str, u64)> = per_method.iter().map(|(l, _, c)| (*l, *c)).collect();
+    line("moving.pairs_over_all_frames", counts[0].1 as f64, "pairs");
+    ok &= agree("moving", &counts);
+    ok
+}
+
+/// 5. 100,000 boxes of sides 1 to 64 in a few clusters: all pairs from scratch.
+fn clustered() -> bool {
+    let n = 100_000;
+    let (world, rects) = workloads::clustered(n, 5);
+    let reps = 5;
+    let mut counts = Vec::new();
+    for (label, config) in [
+        ("tree", Config::default()),
+        (
+            "tree_tuned",
+            Config {
+                capacity: 8,
+                max_depth: quadstress::MAX_DEPTH,
+            },
+        ),
+    ] {
+        let (t, c) = median(reps, || {
+            let (tree, _) = build(world, config, &rects);
+            tree_pairs(&tree)
+        });
+        line(&format!("clustered.{label}.build_and_pairs"), ms(t), "ms");
+        counts.push((label, c));
+    }
+    let mut sap = SortAndSweep::default();
+    let (t, c) = median(reps, || sap_pairs(&mut sap, &rects));
+    line("clustered.sort_and_sweep", ms(t), "ms");
+    counts.push(("sort_and_sweep", c));
+    // The grid's cell must hold the largest box: 64.
+    let mut grid = UniformGrid::new(64.0);
+    let (t, c) = median(reps, || grid_pairs(&mut grid, &rects).unwrap());
+    line("clustered.grid", ms(t), "ms");
+    counts.push(("grid", c));
+    let (t, c) = median(3, || rtree_pairs(&rtree(&rects), &rects));
+    line("clustered.rstar_build_and_pairs", ms(t), "ms");
+    counts.push(("rstar", c));
+    line("clustered.count", counts[0].1 as f64, "pairs");
+    agree("clustered", &counts)
+}

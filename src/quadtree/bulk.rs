@@ -1,0 +1,224 @@
+//! Bulk placement: many items into their final nodes in one pass, without split cascades.
+//!
+//! Each item's place is turned into a Morton key of its cell at the deepest level (the cell's
+//! first descendant there). A counting sort by key makes every node's subtree a contiguous
+//! range of buckets, so the shape of the tree follows from bucket counts, top-down, and each
+//! item is moved exactly once, into its final node.
+
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, NULL};
+
+/// Reused buffers of the bulk path, so rebuilding every frame allocates nothing.
+#[derive(Debug)]
+pub(super) struct BulkScratch<T> {
+    pub(super) staging: Vec<Entry<T>>,
+    keys: Vec<u32>,
+    levels: Vec<u8>,
+    /// Item indices sorted by key.
+    order: Vec<u32>,
+    /// After the sort: `ends[k]` is one past the last sorted position of bucket `k`.
+    ends: Vec<u32>,
+    dest: Vec<u32>,
+}
+
+impl<T> Default for BulkScratch<T> {
+    fn default() -> Self {
+        BulkScratch {
+            staging: Vec::new(),
+            keys: Vec::new(),
+            levels: Vec::new(),
+            order: Vec::new(),
+            ends: Vec::new(),
+            dest: Vec::new(),
+        }
+    }
+}
+
+/// Spreads the low 16 bits of `v` to the even bit positions.
+fn spread(v: u32) -> u32 {
+    let mut v = v & 0xffff;
+    v = (v | (v << 8)) & 0x00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333;
+    (v | (v << 1)) & 0x5555_5555
+}
+
+/// Morton key of a cell: x bits even, y bits odd, so the two bits a level adds are exactly the
+/// child quadrant `(x bit) | (y bit) << 1`, and children's ranges come in quadrant order.
+fn morton(cx: u32, cy: u32) -> u32 {
+    spread(cx) | (spread(cy) << 1)
+}
+
+impl<T> Quadtree<T> {
+    /// Inserts many items at once and appends their handles to `ids`, in input order.
+    ///
+    /// Faster than inserting one by one, most of all into an empty tree: items go straight
+    /// to their final nodes instead of being moved down by every split. The result is the same
+    /// tree shape as one-by-one insertion of the same items would reach. Existing items keep
+    /// their handles.
+    ///
+    /// All or nothing: every rectangle is checked before anything changes.
+    ///
+    /// # Runtime
+    /// O(n + items already stored + 4^max_depth) for the counting sort's buckets, which stay
+    /// allocated for the next call: call it every frame to rebuild without allocating.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for any bad rectangle,
+    /// [`QuadtreeError::Full`] if the handles would run out. The tree and `ids` are unchanged
+    /// then.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, QuadtreeError, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let mut ids = Vec::new();
+    /// let items = (0..1000).map(|i| (Rect::from_min_size((i % 100) as f32, (i / 10) as f32, 0.5, 0.5), i));
+    /// tree.insert_many(items, &mut ids).unwrap();
+    /// assert_eq!(ids.len(), 1000);
+    /// assert_eq!(tree.get(ids[123]), Some(&123));
+    /// assert!(tree.validate().is_ok());
+    ///
+    /// let bad = [(Rect::new(0.0, 0.0, 1.0, 1.0), 1), (Rect::new(f32::NAN, 0.0, 1.0, 1.0), 2)];
+    /// assert_eq!(tree.insert_many(bad, &mut ids), Err(QuadtreeError::NonFinite));
+    /// assert_eq!((tree.len(), ids.len()), (1000, 1000));
+    /// ```
+    pub fn insert_many<I>(
+        &mut self,
+        items: I,
+        ids: &mut Vec<ItemId>,
+    ) -> Result<usize, QuadtreeError>
+    where
+        I: IntoIterator<Item = (Rect, T)>,
+    {
+        // Stage 1: stage and check everything before touching the tree.
+        let mut staging = std::mem::take(&mut self.bulk.staging);
+        staging.clear();
+        let placeholder = ItemId {
+            index: NULL,
+            generation: 0,
+        };
+        for (rect, value) in items {
+            if let Err(e) = rect.check() {
+                staging.clear();
+                self.bulk.staging = staging;
+                return Err(e);
+            }
+            staging.push(Entry {
+                rect,
+                id: placeholder,
+                value,
+            });
+        }
+        let added = staging.len();
+        if self.slots.len().saturating_add(added) >= (NULL - 1) as usize {
+            staging.clear();
+            self.bulk.staging = staging;
+            return Err(QuadtreeError::Full);
+        }
+        // Stage 2: handles. Cannot fail now: the check above bounds the slot table.
+        ids.reserve(added);
+        for entry in &mut staging {
+            entry.id = self.alloc_slot()?;
+            ids.push(entry.id);
+        }
+        self.len += added;
+        // Stage 3: everything already stored joins the staging area, and all is placed anew.
+        self.collapse_all();
+        staging.append(&mut self.nodes[0].items);
+        self.nodes[0].subtree_len = 0;
+        self.bulk.staging = staging;
+        self.place_staged();
+        Ok(added)
+    }
+
+    /// Places every staged entry into a tree whose root is empty and childless.
+    pub(super) fn place_staged(&mut self) {
+        let depth = self.config.max_depth as u32;
+        let cap = self.config.capacity as u32;
+        let mut b = std::mem::take(&mut self.bulk);
+        let n = b.staging.len();
+
+        // Stage 1: keys and levels.
+        b.keys.clear();
+        b.levels.clear();
+        for e in &b.staging {
+            let p = self.place_of(&e.rect);
+            let shift = depth - p.level as u32;
+            b.keys.push(morton(p.cx << shift, p.cy << shift));
+            b.levels.push(p.level);
+        }
+
+        // Stage 2: counting sort by key. After the scatter, `ends[k]` is the end of bucket k,
+        // and the start of bucket k is the end of bucket k - 1.
+        let buckets = 1usize << (2 * depth);
+        b.ends.clear();
+        b.ends.resize(buckets + 1, 0);
+        for &k in &b.keys {
+            b.ends[k as usize + 1] += 1;
+        }
+        for k in 0..buckets {
+            b.ends[k + 1] += b.ends[k];
+        }
+        b.order.clear();
+        b.order.resize(n, 0);
+        for (i, &k) in b.keys.iter().enumerate() {
+            let at = &mut b.ends[k as usize];
+            b.order[*at as usize] = i as u32;
+            *at += 1;
+        }
+        let start_of = |ends: &[u32], k: usize| if k == 0 { 0 } else { ends[k - 1] as usize };
+
+        // Stage 3: shape, top-down. A node's subtree is the bucket range of its cell, minus
+        // the ancestors' own items, which all sit in its first bucket (their key is the
+        // ancestor's first cell, which is also this node's first cell).
+        b.dest.clear();
+        b.dest.resize(n, NULL);
+        self.scratch.clear();
+        self.scratch.push(0);
+        while let Some(nd) = self.scratch.pop() {
+            let (level, cx, cy) = {
+                let node = &self.nodes[nd as usize];
+                (node.level, node.cx, node.cy)
+            };
+            let shift = 2 * (depth - level as u32);
+            let first_key = (morton(cx, cy) << shift) as usize;
+            let last_key = ((morton(cx, cy) + 1) << shift) as usize;
+            let (a, e) = (start_of(&b.ends, first_key), start_of(&b.ends, last_key));
+            let f = b.ends[first_key] as usize;
+            let (mut above, mut own) = (0u32, 0u32);
+            for &i in &b.order[a..f] {
+                match b.levels[i as usize].cmp(&level) {
+                    std::cmp::Ordering::Less => above += 1,
+                    std::cmp::Ordering::Equal => own += 1,
+                    std::cmp::Ordering::Greater => {}
+                }
+            }
+            let total = (e - a) as u32 - above;
+            self.nodes[nd as usize].subtree_len = total;
+            if total > cap && level < self.config.max_depth {
+                let first = self.alloc_children(nd);
+                for &i in &b.order[a..f] {
+                    if b.levels[i as usize] == level {
+                        b.dest[i as usize] = nd;
+                    }
+                }
+                self.nodes[nd as usize].items.reserve(own as usize);
+                for q in 0..4 {
+                    self.scratch.push(first + q);
+                }
+            } else {
+                for &i in &b.order[a..e] {
+                    if b.levels[i as usize] >= level {
+                        b.dest[i as usize] = nd;
+                    }
+                }
+                self.nodes[nd as usize].items.reserve(total as usize);
+            }
+        }
+
+        // Stage 4: move each entry once, into its node.
+        for (i, entry) in b.staging.drain(..).enumerate() {
+            self.attach(b.dest[i], entry);
+        }
+        self.bulk = b;
+    }
+}
