@@ -27,7 +27,7 @@
 //! ```
 //!
 //! ## Features
-//! - `sim` (default): the particle simulation in `sim`.
+//! - `sim` (default): the particle simulation (module `sim`).
 //! - `demo` (default): the macroquad stress-test demo binary.
 //!
 //! With `default-features = false` the crate has no dependencies at all.
@@ -36,6 +36,8 @@
 
 pub mod baseline;
 mod quadtree;
+#[cfg(feature = "sim")]
+pub mod sim;
 
 pub use quadtree::{
     Config, InvariantError, ItemId, ItemRef, Iter, NodeInfo, Nodes, Quadtree, QuadtreeError, Rect,

@@ -25,6 +25,9 @@ pub const MAX_DEPTH: u8 = 10;
 /// The largest `capacity` a tree accepts.
 pub const MAX_CAPACITY: usize = 1 << 20;
 
+/// Largest item-list reservation made for a new node; see `alloc_children`.
+const LIST_RESERVE_CAP: usize = 255;
+
 /// Null sentinel for node and slot links.
 const NULL: u32 = u32::MAX;
 
@@ -553,7 +556,11 @@ impl<T> Quadtree<T> {
             let (cx, cy) = (2 * pcx + (q & 1), 2 * pcy + (q >> 1));
             let n = &mut self.nodes[(first + q) as usize];
             // Reuse the item list's allocation: freed nodes keep their capacity.
-            let items = std::mem::take(&mut n.items);
+            let mut items = std::mem::take(&mut n.items);
+            // Room for a full leaf plus the item that splits it, so that merges and splits
+            // in steady state reuse these lists instead of regrowing them. Capped so that a
+            // huge `capacity` does not reserve memory for every node.
+            items.reserve(self.config.capacity.min(LIST_RESERVE_CAP) + 1);
             *n = Node::new(parent, level, cx, cy);
             n.items = items;
             self.level_tables[level as usize][((cy << level) | cx) as usize] = first + q;

@@ -34,12 +34,43 @@ impl<T> Quadtree<T> {
     /// pairs.sort();
     /// assert_eq!(pairs, vec![['a', 'b'], ['c', 'd']]);
     /// ```
-    pub fn for_each_pair<F>(&self, mut f: F) -> ControlFlow<()>
+    pub fn for_each_pair<F>(&self, f: F) -> ControlFlow<()>
+    where
+        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
+    {
+        self.for_each_pair_counting(f).0
+    }
+
+    /// As [`for_each_pair`](Self::for_each_pair), and also returns how many rectangle pairs
+    /// were tested: the work a brute-force search would do is `n * (n - 1) / 2`.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 1000.0, 1000.0)).unwrap();
+    /// for i in 0..1000 {
+    ///     tree.insert(Rect::from_min_size((i % 40) as f32 * 25.0, (i / 40) as f32 * 25.0, 2.0, 2.0), i).unwrap();
+    /// }
+    /// let (_, tests) = tree.for_each_pair_counting(|_, _| ControlFlow::Continue(()));
+    /// assert!(tests < 1000 * 999 / 2 / 20);
+    /// ```
+    pub fn for_each_pair_counting<F>(&self, mut f: F) -> (ControlFlow<()>, u64)
+    where
+        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
+    {
+        let mut tests = 0u64;
+        let flow = self.pairs_core(&mut f, &mut tests);
+        (flow, tests)
+    }
+
+    fn pairs_core<F>(&self, f: &mut F, tests: &mut u64) -> ControlFlow<()>
     where
         F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
     {
         for node in self.nodes.iter().filter(|n| n.live) {
             let items = &node.items;
+            let len = items.len() as u64;
+            *tests += len * len.saturating_sub(1) / 2;
             // Stage 1: pairs inside the node.
             for (i, a) in items.iter().enumerate() {
                 for b in &items[i + 1..] {
@@ -68,6 +99,7 @@ impl<T> Quadtree<T> {
                         continue;
                     }
                     self.walk_range(c, range, |b| {
+                        *tests += 1;
                         if a.rect.intersects(&b.rect) {
                             f(a.as_ref(), b.as_ref())
                         } else {

@@ -1,0 +1,691 @@
+//! Particle physics on the quadtree: square particles that fall, bounce off the walls and
+//! collide with each other, found through the tree's moving-object updates and pair search.
+//!
+//! The simulation runs with or without a window: it never reads a clock. A step is three
+//! phases ([`Simulation::integrate`], [`Simulation::find_contacts`], [`Simulation::resolve`]),
+//! so that a caller can time each with whatever clock it has (macroquad's in the demo,
+//! `std::time::Instant` in the headless mode). [`Simulation::step`] runs all three.
+//!
+//! ```
+//! use quadstress::sim::{SimConfig, Simulation};
+//! let mut sim = Simulation::new(SimConfig { seed: 7, ..SimConfig::default() }).unwrap();
+//! sim.spawn_burst(1000).unwrap();
+//! for _ in 0..60 {
+//!     sim.step(1.0 / 60.0).unwrap();
+//! }
+//! assert_eq!(sim.len(), 1000);
+//! let w = sim.config().world;
+//! assert!(sim.particles().iter().all(|p| w.contains_rect(&p.rect(sim.config().particle_size))));
+//! ```
+
+use std::fmt;
+use std::ops::ControlFlow;
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+use crate::{Config, ItemId, Quadtree, QuadtreeError, Rect};
+
+/// How contacts are found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Broadphase {
+    /// One tree for the whole run; each step moves every particle with `Quadtree::update`.
+    #[default]
+    Incremental,
+    /// The tree is cleared and bulk-loaded again every step.
+    Rebuild,
+    /// Every pair of particles is tested: O(n²), the reference.
+    BruteForce,
+}
+
+impl Broadphase {
+    /// All modes, in the order the demo cycles through them.
+    pub const ALL: [Broadphase; 3] = [
+        Broadphase::Incremental,
+        Broadphase::Rebuild,
+        Broadphase::BruteForce,
+    ];
+
+    /// A short name for display.
+    ///
+    /// ```
+    /// assert_eq!(quadstress::sim::Broadphase::BruteForce.name(), "brute force");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Broadphase::Incremental => "quadtree (incremental)",
+            Broadphase::Rebuild => "quadtree (rebuilt)",
+            Broadphase::BruteForce => "brute force",
+        }
+    }
+
+    /// The next mode, wrapping around.
+    ///
+    /// ```
+    /// use quadstress::sim::Broadphase;
+    /// assert_eq!(Broadphase::BruteForce.next(), Broadphase::Incremental);
+    /// ```
+    pub fn next(self) -> Self {
+        let i = Self::ALL.iter().position(|&m| m == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+}
+
+/// Settings of a [`Simulation`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimConfig {
+    /// The walls: no particle ever leaves this rectangle.
+    pub world: Rect,
+    /// Side of the square particles (seed 004's stress test used 8).
+    pub particle_size: f32,
+    /// Most particles alive at once; spawning past it is refused.
+    pub max_particles: usize,
+    /// Downward acceleration in world units per second², used while `gravity_on`.
+    pub gravity: f32,
+    /// Whether gravity pulls.
+    pub gravity_on: bool,
+    /// Bounciness of contacts and walls: 1 keeps all kinetic energy, 0 none.
+    pub restitution: f32,
+    /// Tree capacity and depth.
+    pub tree: Config,
+    /// Seed of the random generator: the same seed and inputs give the same run.
+    pub seed: u64,
+    /// How contacts are found.
+    pub broadphase: Broadphase,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            world: Rect::new(0.0, 0.0, 2048.0, 1536.0),
+            particle_size: 8.0,
+            max_particles: 1_000_000,
+            gravity: 400.0,
+            gravity_on: true,
+            restitution: 0.5,
+            tree: Config::default(),
+            seed: 1,
+            broadphase: Broadphase::Incremental,
+        }
+    }
+}
+
+impl SimConfig {
+    /// A square world that `n` particles of the default size cover to about `coverage`
+    /// (0.1 = 10% of its area).
+    ///
+    /// ```
+    /// let c = quadstress::sim::SimConfig::with_coverage(100_000, 0.1);
+    /// assert_eq!(c.world.width(), 8000.0);
+    /// ```
+    pub fn with_coverage(n: usize, coverage: f32) -> Self {
+        let base = SimConfig::default();
+        let side = (n as f32 * base.particle_size * base.particle_size / coverage).sqrt();
+        SimConfig {
+            world: Rect::new(0.0, 0.0, side.ceil(), side.ceil()),
+            ..base
+        }
+    }
+}
+
+/// What the simulation refuses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SimError {
+    /// The particle cap was reached: `spawned` particles were added, `refused` were not.
+    CapReached {
+        /// The cap.
+        cap: usize,
+        /// Particles added by the call before the cap was reached.
+        spawned: usize,
+        /// Particles the call could not add.
+        refused: usize,
+    },
+    /// A time step that is negative, NaN or infinite.
+    BadTimeStep(f32),
+    /// A bad setting: the message says which.
+    BadConfig(&'static str),
+    /// A position or vector that is NaN or infinite.
+    NonFinite,
+    /// An error of the tree.
+    Tree(QuadtreeError),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::CapReached {
+                cap,
+                spawned,
+                refused,
+            } => write!(
+                f,
+                "particle cap of {cap} reached: spawned {spawned}, refused {refused}"
+            ),
+            SimError::BadTimeStep(dt) => {
+                write!(f, "time step {dt} is not a finite, non-negative number")
+            }
+            SimError::BadConfig(why) => write!(f, "bad simulation setting: {why}"),
+            SimError::NonFinite => write!(f, "position or velocity is NaN or infinite"),
+            SimError::Tree(e) => write!(f, "quadtree: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+impl From<QuadtreeError> for SimError {
+    fn from(e: QuadtreeError) -> Self {
+        SimError::Tree(e)
+    }
+}
+
+/// One particle: a square of the simulation's `particle_size`, by its top-left corner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Particle {
+    /// Left edge.
+    pub x: f32,
+    /// Top edge.
+    pub y: f32,
+    /// Velocity along x, units per second.
+    pub vx: f32,
+    /// Velocity along y, units per second (positive is down).
+    pub vy: f32,
+    /// Colour as RGBA bytes.
+    pub color: [u8; 4],
+}
+
+impl Particle {
+    /// The particle's square.
+    ///
+    /// ```
+    /// let p = quadstress::sim::Particle { x: 1.0, y: 2.0, vx: 0.0, vy: 0.0, color: [0; 4] };
+    /// assert_eq!(p.rect(8.0), quadstress::Rect::new(1.0, 2.0, 9.0, 10.0));
+    /// ```
+    pub fn rect(&self, size: f32) -> Rect {
+        Rect::new(self.x, self.y, self.x + size, self.y + size)
+    }
+}
+
+/// Counts from the last step, for a HUD or a report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepCounts {
+    /// Contacts found by the broad phase (pairs of touching squares).
+    pub contacts: usize,
+    /// Pairs of squares the broad phase tested; brute force tests `n * (n - 1) / 2`.
+    pub pairs_tested: u64,
+}
+
+/// A bright palette; particles take a colour from it at random.
+const PALETTE: [[u8; 4]; 6] = [
+    [255, 99, 71, 255],
+    [255, 215, 0, 255],
+    [50, 205, 50, 255],
+    [0, 191, 255, 255],
+    [238, 130, 238, 255],
+    [255, 255, 255, 255],
+];
+
+/// The particle system. See the [module documentation](self).
+///
+/// # Runtime
+/// A step is O(n) for integration and resolution, plus the broad phase: for the default
+/// incremental quadtree, O(n) updates (each O(1) unless the particle changes node) and the
+/// tree's pair search. Nothing is allocated per step once buffers have grown.
+#[derive(Debug)]
+pub struct Simulation {
+    config: SimConfig,
+    particles: Vec<Particle>,
+    /// Tree handle of each particle, by index (the tree's payload is the index).
+    ids: Vec<ItemId>,
+    tree: Quadtree<u32>,
+    contacts: Vec<(u32, u32)>,
+    counts: StepCounts,
+    rng: StdRng,
+}
+
+impl Simulation {
+    /// An empty simulation.
+    ///
+    /// # Errors
+    /// [`SimError::BadConfig`] for a particle size that is not positive or does not fit the
+    /// world, a negative or non-finite restitution or gravity; the tree's errors for a bad
+    /// world or tree config.
+    ///
+    /// ```
+    /// use quadstress::sim::{SimConfig, Simulation};
+    /// assert!(Simulation::new(SimConfig::default()).is_ok());
+    /// let bad = SimConfig { particle_size: -1.0, ..SimConfig::default() };
+    /// assert!(Simulation::new(bad).is_err());
+    /// ```
+    pub fn new(config: SimConfig) -> Result<Self, SimError> {
+        let size = config.particle_size;
+        if !(size.is_finite() && size > 0.0) {
+            return Err(SimError::BadConfig("particle_size must be positive"));
+        }
+        if !(config.restitution.is_finite() && (0.0..=1.0).contains(&config.restitution)) {
+            return Err(SimError::BadConfig("restitution must be between 0 and 1"));
+        }
+        if !config.gravity.is_finite() {
+            return Err(SimError::BadConfig("gravity must be finite"));
+        }
+        let tree = Quadtree::with_config(config.world, config.tree)?;
+        if size > config.world.width() || size > config.world.height() {
+            return Err(SimError::BadConfig("particles must fit in the world"));
+        }
+        Ok(Simulation {
+            config,
+            particles: Vec::new(),
+            ids: Vec::new(),
+            tree,
+            contacts: Vec::new(),
+            counts: StepCounts::default(),
+            rng: StdRng::seed_from_u64(config.seed),
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// The particles, by index.
+    pub fn particles(&self) -> &[Particle] {
+        &self.particles
+    }
+
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.particles.len()
+    }
+
+    /// Whether there are no particles.
+    pub fn is_empty(&self) -> bool {
+        self.particles.is_empty()
+    }
+
+    /// The tree holding the particles (payload: particle index). In brute-force mode it is
+    /// still kept up to date, so the demo can draw it.
+    pub fn tree(&self) -> &Quadtree<u32> {
+        &self.tree
+    }
+
+    /// Contacts found by the last broad phase, as particle index pairs `(a, b)` with `a < b`.
+    pub fn contacts(&self) -> &[(u32, u32)] {
+        &self.contacts
+    }
+
+    /// Counts from the last broad phase.
+    pub fn counts(&self) -> StepCounts {
+        self.counts
+    }
+
+    /// The current broad phase.
+    pub fn broadphase(&self) -> Broadphase {
+        self.config.broadphase
+    }
+
+    /// Switches the broad phase; takes effect at the next step.
+    pub fn set_broadphase(&mut self, mode: Broadphase) {
+        self.config.broadphase = mode;
+    }
+
+    /// Turns gravity on or off.
+    pub fn set_gravity(&mut self, on: bool) {
+        self.config.gravity_on = on;
+    }
+
+    /// Rebuilds the tree with new capacity and depth; every particle stays.
+    ///
+    /// # Errors
+    /// The tree's config errors; nothing changes then.
+    pub fn set_tree_config(&mut self, tree: Config) -> Result<(), SimError> {
+        self.tree.set_config(tree)?;
+        self.config.tree = tree;
+        Ok(())
+    }
+
+    /// Removes every particle.
+    pub fn clear(&mut self) {
+        self.particles.clear();
+        self.ids.clear();
+        self.tree.clear();
+        self.contacts.clear();
+        self.counts = StepCounts::default();
+    }
+
+    fn add(&mut self, x: f32, y: f32, vx: f32, vy: f32) -> Result<(), SimError> {
+        let s = self.config.particle_size;
+        let w = self.config.world;
+        let x = x.clamp(w.min_x, w.max_x - s);
+        let y = y.clamp(w.min_y, w.max_y - s);
+        let color = PALETTE[self.rng.random_range(0..PALETTE.len())];
+        let index = self.particles.len() as u32;
+        let id = self.tree.insert(Rect::new(x, y, x + s, y + s), index)?;
+        self.particles.push(Particle {
+            x,
+            y,
+            vx,
+            vy,
+            color,
+        });
+        self.ids.push(id);
+        Ok(())
+    }
+
+    /// Room left under the cap, and the error to return if `n` does not fit.
+    fn room_for(&self, n: usize) -> (usize, Option<SimError>) {
+        let room = self.config.max_particles.saturating_sub(self.particles.len());
+        if n <= room {
+            (n, None)
+        } else {
+            let err = SimError::CapReached {
+                cap: self.config.max_particles,
+                spawned: room,
+                refused: n - room,
+            };
+            (room, Some(err))
+        }
+    }
+
+    /// Adds `n` particles at random positions in the world with small random velocities.
+    /// Returns how many were added.
+    ///
+    /// # Errors
+    /// [`SimError::CapReached`] if the cap cuts the burst short; the particles that fit were
+    /// added.
+    ///
+    /// ```
+    /// use quadstress::sim::{SimConfig, SimError, Simulation};
+    /// let mut sim = Simulation::new(SimConfig { max_particles: 10, ..SimConfig::default() }).unwrap();
+    /// assert_eq!(sim.spawn_burst(8), Ok(8));
+    /// assert_eq!(sim.spawn_burst(5), Err(SimError::CapReached { cap: 10, spawned: 2, refused: 3 }));
+    /// assert_eq!(sim.len(), 10);
+    /// ```
+    pub fn spawn_burst(&mut self, n: usize) -> Result<usize, SimError> {
+        let (fits, err) = self.room_for(n);
+        let w = self.config.world;
+        let s = self.config.particle_size;
+        self.particles.reserve(fits);
+        self.ids.reserve(fits);
+        for _ in 0..fits {
+            let x = self.rng.random_range(w.min_x..=w.max_x - s);
+            let y = self.rng.random_range(w.min_y..=w.max_y - s);
+            let vx = self.rng.random_range(-60.0..=60.0);
+            let vy = self.rng.random_range(-60.0..=60.0);
+            self.add(x, y, vx, vy)?;
+        }
+        err.map_or(Ok(fits), Err)
+    }
+
+    /// Adds `n` particles around the point `(x, y)` (clamped into the world), within `spread`
+    /// of it, flying out at up to `speed`: a stream from the mouse.
+    ///
+    /// # Errors
+    /// [`SimError::NonFinite`] for a bad point, spread or speed (nothing added);
+    /// [`SimError::CapReached`] as for [`spawn_burst`](Self::spawn_burst).
+    ///
+    /// ```
+    /// use quadstress::sim::{SimConfig, Simulation};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// assert_eq!(sim.spawn_stream(100.0, 100.0, 10, 5.0, 50.0), Ok(10));
+    /// assert!(sim.particles().iter().all(|p| (p.x - 100.0).abs() <= 5.0));
+    /// assert!(sim.spawn_stream(f32::NAN, 0.0, 1, 5.0, 50.0).is_err());
+    /// ```
+    pub fn spawn_stream(
+        &mut self,
+        x: f32,
+        y: f32,
+        n: usize,
+        spread: f32,
+        speed: f32,
+    ) -> Result<usize, SimError> {
+        if ![x, y, spread, speed].iter().all(|v| v.is_finite()) {
+            return Err(SimError::NonFinite);
+        }
+        let (spread, speed) = (spread.abs(), speed.abs());
+        let (fits, err) = self.room_for(n);
+        for _ in 0..fits {
+            let px = x + self.rng.random_range(-spread..=spread);
+            let py = y + self.rng.random_range(-spread..=spread);
+            let vx = self.rng.random_range(-speed..=speed);
+            let vy = self.rng.random_range(-speed..=speed);
+            self.add(px, py, vx, vy)?;
+        }
+        err.map_or(Ok(fits), Err)
+    }
+
+    /// Advances by `dt` seconds: [`integrate`](Self::integrate),
+    /// [`find_contacts`](Self::find_contacts), [`resolve`](Self::resolve).
+    ///
+    /// # Errors
+    /// [`SimError::BadTimeStep`] for a negative or non-finite `dt`; nothing moves then.
+    ///
+    /// ```
+    /// use quadstress::sim::{SimConfig, SimError, Simulation};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.spawn_burst(100).unwrap();
+    /// assert!(sim.step(1.0 / 60.0).is_ok());
+    /// assert!(matches!(sim.step(f32::NAN), Err(SimError::BadTimeStep(_))));
+    /// ```
+    pub fn step(&mut self, dt: f32) -> Result<(), SimError> {
+        self.integrate(dt)?;
+        self.find_contacts();
+        self.resolve();
+        Ok(())
+    }
+
+    /// Phase 1: gravity, motion, and the walls.
+    ///
+    /// # Errors
+    /// [`SimError::BadTimeStep`] for a negative or non-finite `dt`; nothing moves then.
+    pub fn integrate(&mut self, dt: f32) -> Result<(), SimError> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(SimError::BadTimeStep(dt));
+        }
+        let g = if self.config.gravity_on {
+            self.config.gravity * dt
+        } else {
+            0.0
+        };
+        // A speed limit keeps velocities finite whatever `dt` is; it is far above anything
+        // gravity reaches inside the world within a second.
+        let w = self.config.world;
+        let limit = 4.0 * w.width().max(w.height());
+        for p in &mut self.particles {
+            p.vy += g;
+            p.vx = p.vx.clamp(-limit, limit);
+            p.vy = p.vy.clamp(-limit, limit);
+            p.x += p.vx * dt;
+            p.y += p.vy * dt;
+        }
+        self.keep_inside();
+        Ok(())
+    }
+
+    /// Puts every particle back inside the walls, reflecting its velocity if it was moving out.
+    fn keep_inside(&mut self) {
+        let w = self.config.world;
+        let s = self.config.particle_size;
+        let e = self.config.restitution;
+        for p in &mut self.particles {
+            if p.x < w.min_x {
+                p.x = w.min_x;
+                p.vx = p.vx.abs() * e;
+            } else if p.x > w.max_x - s {
+                p.x = w.max_x - s;
+                p.vx = -p.vx.abs() * e;
+            }
+            if p.y < w.min_y {
+                p.y = w.min_y;
+                p.vy = p.vy.abs() * e;
+            } else if p.y > w.max_y - s {
+                p.y = w.max_y - s;
+                p.vy = -p.vy.abs() * e;
+            }
+        }
+    }
+
+    /// Phase 2: moves the particles in the tree and collects the contacts, with the current
+    /// broad phase. The contact list is the same set in every mode.
+    pub fn find_contacts(&mut self) {
+        self.sync_tree();
+        self.contacts.clear();
+        let s = self.config.particle_size;
+        let contacts = &mut self.contacts;
+        let tests = match self.config.broadphase {
+            Broadphase::Incremental | Broadphase::Rebuild => {
+                let (_, tests) = self.tree.for_each_pair_counting(|a, b| {
+                    contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
+                    ControlFlow::Continue(())
+                });
+                tests
+            }
+            Broadphase::BruteForce => {
+                let ps = &self.particles;
+                for (i, a) in ps.iter().enumerate() {
+                    let ra = a.rect(s);
+                    for (j, b) in ps.iter().enumerate().skip(i + 1) {
+                        if ra.intersects(&b.rect(s)) {
+                            contacts.push((i as u32, j as u32));
+                        }
+                    }
+                }
+                let n = ps.len() as u64;
+                n * n.saturating_sub(1) / 2
+            }
+        };
+        self.counts = StepCounts {
+            contacts: self.contacts.len(),
+            pairs_tested: tests,
+        };
+    }
+
+    /// Brings the tree up to date with the particles' positions.
+    fn sync_tree(&mut self) {
+        let s = self.config.particle_size;
+        match self.config.broadphase {
+            Broadphase::Rebuild => {
+                self.tree.clear();
+                self.ids.clear();
+                let items = self
+                    .particles
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.rect(s), i as u32));
+                // Particles are kept finite and inside the world, so this cannot fail.
+                self.tree
+                    .insert_many(items, &mut self.ids)
+                    .expect("particles are always finite");
+            }
+            Broadphase::Incremental | Broadphase::BruteForce => {
+                for (p, id) in self.particles.iter().zip(&self.ids) {
+                    self.tree
+                        .update(*id, p.rect(s))
+                        .expect("particle handles stay valid and positions finite");
+                }
+            }
+        }
+    }
+
+    /// Phase 3: for each contact, an impulse along the contact normal (the axis of least
+    /// overlap) if the pair is closing, and a positional correction that pushes the squares
+    /// apart so stacks do not sink into each other. Then the walls again.
+    pub fn resolve(&mut self) {
+        let s = self.config.particle_size;
+        let e = self.config.restitution;
+        // Fix most of the overlap each step, but leave a sliver so resting stacks keep their
+        // contacts instead of jittering in and out of touch.
+        const CORRECTION: f32 = 0.8;
+        let slop = 0.01 * s;
+        for &(a, b) in &self.contacts {
+            let (pa, pb) = (self.particles[a as usize], self.particles[b as usize]);
+            let (dx, dy) = (pb.x - pa.x, pb.y - pa.y);
+            let (ox, oy) = (s - dx.abs(), s - dy.abs());
+            if ox < 0.0 || oy < 0.0 {
+                continue; // moved apart while resolving earlier contacts
+            }
+            // Normal from a to b along the axis of least penetration; coincident squares are
+            // separated along x, by index order, so the result is deterministic.
+            let (nx, ny, depth) = if ox < oy {
+                (if dx < 0.0 { -1.0 } else { 1.0 }, 0.0, ox)
+            } else {
+                (0.0, if dy < 0.0 { -1.0 } else { 1.0 }, oy)
+            };
+            let closing = (pb.vx - pa.vx) * nx + (pb.vy - pa.vy) * ny;
+            let (mut ua, mut ub) = (pa, pb);
+            if closing < 0.0 {
+                // Equal masses: each takes half of the impulse (1 + e) * closing.
+                let j = -(1.0 + e) * closing * 0.5;
+                ua.vx -= j * nx;
+                ua.vy -= j * ny;
+                ub.vx += j * nx;
+                ub.vy += j * ny;
+            }
+            let push = (depth - slop).max(0.0) * CORRECTION * 0.5;
+            ua.x -= push * nx;
+            ua.y -= push * ny;
+            ub.x += push * nx;
+            ub.y += push * ny;
+            self.particles[a as usize] = ua;
+            self.particles[b as usize] = ub;
+        }
+        self.keep_inside();
+    }
+
+    /// Total kinetic energy, with unit mass per particle.
+    ///
+    /// ```
+    /// use quadstress::sim::{SimConfig, Simulation};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.spawn_stream(100.0, 100.0, 1, 0.0, 0.0).unwrap();
+    /// assert_eq!(sim.kinetic_energy(), 0.0);
+    /// ```
+    pub fn kinetic_energy(&self) -> f64 {
+        self.particles
+            .iter()
+            .map(|p| 0.5 * (p.vx as f64 * p.vx as f64 + p.vy as f64 * p.vy as f64))
+            .sum()
+    }
+
+    /// Indices of the particles touching `rect` (closed), found through the tree, appended to
+    /// `out`; returns how many.
+    ///
+    /// # Errors
+    /// The tree's errors for a bad rectangle.
+    ///
+    /// ```
+    /// use quadstress::{sim::{SimConfig, Simulation}, Rect};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.spawn_stream(100.0, 100.0, 1, 0.0, 0.0).unwrap();
+    /// let mut out = Vec::new();
+    /// assert_eq!(sim.touching(&Rect::new(108.0, 0.0, 200.0, 200.0), &mut out), Ok(1));
+    /// assert_eq!(out, vec![0]);
+    /// ```
+    pub fn touching(&self, rect: &Rect, out: &mut Vec<u32>) -> Result<usize, SimError> {
+        let before = out.len();
+        let _ = self.tree.for_each_in_rect(rect, |item| {
+            out.push(*item.value);
+            ControlFlow::Continue(())
+        })?;
+        Ok(out.len() - before)
+    }
+
+    /// The same count as [`touching`](Self::touching), by scanning every particle: the
+    /// cross-check for the demo's report.
+    ///
+    /// ```
+    /// use quadstress::{sim::{SimConfig, Simulation}, Rect};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.spawn_burst(500).unwrap();
+    /// let q = Rect::new(0.0, 0.0, 700.0, 700.0);
+    /// let mut out = Vec::new();
+    /// assert_eq!(sim.touching(&q, &mut out).unwrap(), sim.touching_brute_force(&q));
+    /// ```
+    pub fn touching_brute_force(&self, rect: &Rect) -> usize {
+        let s = self.config.particle_size;
+        self.particles
+            .iter()
+            .filter(|p| p.rect(s).intersects(rect))
+            .count()
+    }
+}

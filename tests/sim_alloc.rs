@@ -1,0 +1,60 @@
+//! Steady state allocates nothing: a counting global allocator watches 200 steps.
+#![cfg(feature = "sim")]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use quadstress::sim::{Broadphase, SimConfig, Simulation};
+use quadstress::Rect;
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: defers to the system allocator; only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn steady_state_steps_allocate_nothing() {
+    // One test function, so no other test thread allocates while we count.
+    for mode in Broadphase::ALL {
+        let mut sim = Simulation::new(SimConfig {
+            world: Rect::new(0.0, 0.0, 600.0, 400.0),
+            gravity_on: false,
+            restitution: 1.0,
+            broadphase: mode,
+            seed: 9,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        sim.spawn_burst(1500).unwrap();
+        // Warm-up: buffers and the node arena grow to their working size.
+        for _ in 0..600 {
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let mut contacts = 0;
+        for _ in 0..200 {
+            sim.step(1.0 / 60.0).unwrap();
+            contacts += sim.counts().contacts;
+        }
+        let allocated = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        assert!(contacts > 0);
+        assert_eq!(allocated, 0, "{mode:?}: {allocated} allocations in 200 steady-state steps");
+    }
+}
