@@ -27,7 +27,10 @@ fn no_particle_escapes_whatever_the_time_step() {
         for _ in 0..20 {
             sim.step(dt).unwrap();
             assert!(inside(&sim), "a particle left the world with dt {dt}");
-            assert!(sim.particles().iter().all(|p| p.vx.is_finite() && p.vy.is_finite()));
+            assert!(sim
+                .particles()
+                .iter()
+                .all(|p| p.vx.is_finite() && p.vy.is_finite()));
         }
     }
     sim.tree().validate().unwrap();
@@ -61,15 +64,25 @@ fn energy_stays_put_without_gravity_and_with_elastic_contacts() {
         contacts += sim.counts().contacts;
     }
     let end = sim.kinetic_energy();
-    assert!(contacts > 1000, "the test must exercise contacts, saw {contacts}");
+    assert!(
+        contacts > 1000,
+        "the test must exercise contacts, saw {contacts}"
+    );
     let drift = (end - start).abs() / start;
-    assert!(drift < 0.03, "kinetic energy drifted {:.2}% ({start} -> {end})", drift * 100.0);
+    assert!(
+        drift < 0.03,
+        "kinetic energy drifted {:.2}% ({start} -> {end})",
+        drift * 100.0
+    );
 }
 
 #[test]
 fn all_broadphase_modes_find_the_same_contacts() {
     let mut sim = Simulation::new(SimConfig {
-        tree: Config { capacity: 4, max_depth: 6 },
+        tree: Config {
+            capacity: 4,
+            max_depth: 6,
+        },
         ..small(6)
     })
     .unwrap();
@@ -93,7 +106,10 @@ fn all_broadphase_modes_find_the_same_contacts() {
         }
         assert!(!sets[0].is_empty(), "round {round}: no contacts to compare");
         assert_eq!(sets[0], sets[1], "incremental vs rebuilt, round {round}");
-        assert_eq!(sets[0], sets[2], "incremental vs brute force, round {round}");
+        assert_eq!(
+            sets[0], sets[2],
+            "incremental vs brute force, round {round}"
+        );
         sim.set_broadphase(Broadphase::ALL[round % 3]);
     }
 }
@@ -105,7 +121,8 @@ fn the_same_seed_gives_the_same_run() {
         sim.spawn_burst(400).unwrap();
         for frame in 0..300 {
             if frame % 10 == 0 {
-                sim.spawn_stream(50.0 + frame as f32, 40.0, 5, 4.0, 80.0).unwrap();
+                sim.spawn_stream(50.0 + frame as f32, 40.0, 5, 4.0, 80.0)
+                    .unwrap();
             }
             sim.step(1.0 / 60.0).unwrap();
         }
@@ -124,10 +141,16 @@ fn the_cap_refuses_with_a_message_and_keeps_what_fits() {
     })
     .unwrap();
     assert_eq!(sim.spawn_burst(90), Ok(90));
-    let err = sim.spawn_stream(10.0, 10.0, usize::MAX, 1.0, 1.0).unwrap_err();
+    let err = sim
+        .spawn_stream(10.0, 10.0, usize::MAX, 1.0, 1.0)
+        .unwrap_err();
     assert_eq!(
         err,
-        SimError::CapReached { cap: 100, spawned: 10, refused: usize::MAX - 10 }
+        SimError::CapReached {
+            cap: 100,
+            spawned: 10,
+            refused: usize::MAX - 10
+        }
     );
     assert!(err.to_string().contains("cap of 100"));
     assert_eq!(sim.len(), 100);
@@ -143,10 +166,25 @@ fn settings_change_live_and_nothing_is_lost() {
     sim.spawn_burst(1000).unwrap();
     sim.step(0.02).unwrap();
     let n = sim.tree().len();
-    sim.set_tree_config(Config { capacity: 4, max_depth: 8 }).unwrap();
+    sim.set_tree_config(Config {
+        capacity: 4,
+        max_depth: 8,
+    })
+    .unwrap();
     assert_eq!(sim.tree().len(), n);
-    assert!(sim.set_tree_config(Config { capacity: 0, max_depth: 8 }).is_err());
-    assert_eq!(sim.config().tree, Config { capacity: 4, max_depth: 8 });
+    assert!(sim
+        .set_tree_config(Config {
+            capacity: 0,
+            max_depth: 8
+        })
+        .is_err());
+    assert_eq!(
+        sim.config().tree,
+        Config {
+            capacity: 4,
+            max_depth: 8
+        }
+    );
     sim.set_gravity(false);
     for mode in Broadphase::ALL {
         sim.set_broadphase(mode);
@@ -159,13 +197,37 @@ fn settings_change_live_and_nothing_is_lost() {
 #[test]
 fn bad_settings_are_refused() {
     for bad in [
-        SimConfig { particle_size: 0.0, ..SimConfig::default() },
-        SimConfig { particle_size: f32::NAN, ..SimConfig::default() },
-        SimConfig { particle_size: 1e9, ..SimConfig::default() },
-        SimConfig { restitution: 2.0, ..SimConfig::default() },
-        SimConfig { gravity: f32::INFINITY, ..SimConfig::default() },
-        SimConfig { tree: Config { capacity: 0, max_depth: 6 }, ..SimConfig::default() },
-        SimConfig { world: Rect::new(0.0, 0.0, -1.0, 5.0), ..SimConfig::default() },
+        SimConfig {
+            particle_size: 0.0,
+            ..SimConfig::default()
+        },
+        SimConfig {
+            particle_size: f32::NAN,
+            ..SimConfig::default()
+        },
+        SimConfig {
+            particle_size: 1e9,
+            ..SimConfig::default()
+        },
+        SimConfig {
+            restitution: 2.0,
+            ..SimConfig::default()
+        },
+        SimConfig {
+            gravity: f32::INFINITY,
+            ..SimConfig::default()
+        },
+        SimConfig {
+            tree: Config {
+                capacity: 0,
+                max_depth: 6,
+            },
+            ..SimConfig::default()
+        },
+        SimConfig {
+            world: Rect::new(0.0, 0.0, -1.0, 5.0),
+            ..SimConfig::default()
+        },
     ] {
         assert!(Simulation::new(bad).is_err(), "{bad:?}");
     }

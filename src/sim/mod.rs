@@ -3,7 +3,7 @@
 //!
 //! The simulation runs with or without a window: it never reads a clock. A step is three
 //! phases ([`Simulation::integrate`], [`Simulation::find_contacts`], [`Simulation::resolve`]),
-//! so that a caller can time each with whatever clock it has (macroquad's in the demo,
+//! the second made of [`Simulation::update_tree`] and [`Simulation::find_pairs`], so that a caller can time each with whatever clock it has (macroquad's in the demo,
 //! `std::time::Instant` in the headless mode). [`Simulation::step`] runs all three.
 //!
 //! ```
@@ -374,7 +374,10 @@ impl Simulation {
 
     /// Room left under the cap, and the error to return if `n` does not fit.
     fn room_for(&self, n: usize) -> (usize, Option<SimError>) {
-        let room = self.config.max_particles.saturating_sub(self.particles.len());
+        let room = self
+            .config
+            .max_particles
+            .saturating_sub(self.particles.len());
         if n <= room {
             (n, None)
         } else {
@@ -525,10 +528,22 @@ impl Simulation {
         }
     }
 
-    /// Phase 2: moves the particles in the tree and collects the contacts, with the current
-    /// broad phase. The contact list is the same set in every mode.
+    /// Phase 2: [`update_tree`](Self::update_tree) then [`find_pairs`](Self::find_pairs).
+    /// The contact list is the same set in every broad-phase mode.
     pub fn find_contacts(&mut self) {
+        self.update_tree();
+        self.find_pairs();
+    }
+
+    /// Phase 2a: brings the tree up to date with the particles' positions: one `update` per
+    /// particle (incremental and brute-force modes), or clear and bulk insert (rebuild mode).
+    pub fn update_tree(&mut self) {
         self.sync_tree();
+    }
+
+    /// Phase 2b: collects the contacts with the current broad phase, from the tree as the last
+    /// [`update_tree`](Self::update_tree) left it (or from the particles, in brute force).
+    pub fn find_pairs(&mut self) {
         self.contacts.clear();
         let s = self.config.particle_size;
         let contacts = &mut self.contacts;

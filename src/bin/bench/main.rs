@@ -19,7 +19,14 @@ use quadstress::{Config, ItemId, Quadtree, Rect};
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 
-const WORKLOADS: [&str; 5] = ["seed004", "insert10k", "pairs", "moving", "clustered"];
+const WORKLOADS: [&str; 6] = [
+    "seed004",
+    "insert10k",
+    "pairs",
+    "moving",
+    "clustered",
+    "sim",
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,6 +61,9 @@ fn main() {
     }
     if run("clustered") {
         ok &= clustered();
+    }
+    if run("sim") {
+        sim_modes();
     }
     if !ok {
         eprintln!("pair counts disagree between methods");
@@ -421,4 +431,41 @@ fn clustered() -> bool {
     counts.push(("rstar", c));
     line("clustered.count", counts[0].1 as f64, "pairs");
     agree("clustered", &counts)
+}
+
+/// 6. The particle simulation at 10,000 particles (10% coverage, no gravity): whole steps with
+/// each broad phase, in this one process.
+fn sim_modes() {
+    use quadstress::sim::{Broadphase, SimConfig, Simulation};
+    let n = 10_000;
+    let mut medians = Vec::new();
+    for mode in Broadphase::ALL {
+        let mut config = SimConfig::with_coverage(n, 0.1);
+        config.gravity_on = false;
+        config.broadphase = mode;
+        config.tree = Config {
+            capacity: 8,
+            max_depth: 7,
+        };
+        let mut sim = Simulation::new(config).unwrap();
+        sim.spawn_burst(n).unwrap();
+        let frames = if mode == Broadphase::BruteForce {
+            15
+        } else {
+            200
+        };
+        let (t, _) = median(frames, || sim.step(1.0 / 60.0).unwrap());
+        let name = match mode {
+            Broadphase::Incremental => "incremental",
+            Broadphase::Rebuild => "rebuild",
+            Broadphase::BruteForce => "brute",
+        };
+        line(&format!("sim.10000.{name}.step"), ms(t), "ms");
+        medians.push(t);
+    }
+    line(
+        "sim.10000.incremental_speedup_vs_brute",
+        medians[2].as_secs_f64() / medians[0].as_secs_f64(),
+        "x",
+    );
 }

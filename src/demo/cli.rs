@@ -1,0 +1,110 @@
+//! Command-line flags of the `quadstress` binary: the windowed demo, its scripted mode, and
+//! the headless stress mode.
+
+use clap::{Parser, ValueEnum};
+use quadstress::sim::Broadphase;
+
+/// The quadstress demo: particles in a quadtree, live.
+///
+/// With no flags, opens the interactive window. `--headless` runs the simulation with no
+/// window and no display server and prints timings. `--spawn`, `--frames`, `--right-click`
+/// and `--screenshot` script a windowed run for tests.
+#[derive(Parser, Debug, Clone)]
+#[command(name = "quadstress", version, about)]
+pub struct Args {
+    /// Run without a window: simulate and print per-phase timings as `name: value unit` lines.
+    #[arg(long)]
+    pub headless: bool,
+
+    /// Headless: number of particles.
+    #[arg(long, default_value_t = 100_000)]
+    pub particles: usize,
+
+    /// Headless: the world is sized so the particles cover this fraction of it.
+    #[arg(long, default_value_t = 0.1)]
+    pub coverage: f32,
+
+    /// Exit after this many frames (headless: frames to simulate; windowed: scripted run).
+    #[arg(long)]
+    pub frames: Option<u64>,
+
+    /// Seed of the random generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Broad phase to start with.
+    #[arg(long, value_enum, default_value_t = Mode::Incremental)]
+    pub broadphase: Mode,
+
+    /// Gravity at start [default: on in the window; off headless, so the particles stay
+    /// spread at the requested coverage instead of piling up].
+    #[arg(long, value_enum)]
+    pub gravity: Option<Switch>,
+
+    /// Items a quadtree leaf holds before it splits [default: 32 in the window, 8 headless].
+    #[arg(long)]
+    pub capacity: Option<usize>,
+
+    /// Depth limit of the quadtree [default: 6 in the window; headless, deep enough that the
+    /// finest cells are about four particles wide].
+    #[arg(long)]
+    pub depth: Option<u8>,
+
+    /// Headless: time step in seconds.
+    #[arg(long, default_value_t = 1.0 / 60.0)]
+    pub dt: f32,
+
+    /// Windowed: particles spawned at start.
+    #[arg(long, default_value_t = 0)]
+    pub spawn: usize,
+
+    /// Windowed: right-click at these world coordinates on the last frame, e.g. `700,500`.
+    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    pub right_click: Option<(f32, f32)>,
+
+    /// Windowed: save the last frame to this PNG file.
+    #[arg(long, value_name = "FILE")]
+    pub screenshot: Option<std::path::PathBuf>,
+}
+
+/// On or off.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Switch {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
+/// Broad-phase names on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Quadtree updated incrementally.
+    Incremental,
+    /// Quadtree rebuilt every frame.
+    Rebuild,
+    /// Every pair tested.
+    Brute,
+}
+
+impl From<Mode> for Broadphase {
+    fn from(m: Mode) -> Self {
+        match m {
+            Mode::Incremental => Broadphase::Incremental,
+            Mode::Rebuild => Broadphase::Rebuild,
+            Mode::Brute => Broadphase::BruteForce,
+        }
+    }
+}
+
+fn parse_point(s: &str) -> Result<(f32, f32), String> {
+    let (x, y) = s
+        .split_once(',')
+        .ok_or_else(|| format!("expected X,Y, got {s:?}"))?;
+    let x: f32 = x.trim().parse().map_err(|e| format!("bad X {x:?}: {e}"))?;
+    let y: f32 = y.trim().parse().map_err(|e| format!("bad Y {y:?}: {e}"))?;
+    if !(x.is_finite() && y.is_finite()) {
+        return Err(format!("coordinates must be finite, got {s:?}"));
+    }
+    Ok((x, y))
+}
