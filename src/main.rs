@@ -6,12 +6,16 @@ use clap::Parser;
 
 fn main() {
     let args = demo::cli::Args::parse();
-    if args.headless {
-        if let Err(e) = demo::headless::run(&args) {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        }
-        return;
+    let result = if args.controls {
+        print!("{}", demo::controls::markdown_table());
+        Ok(())
+    } else if args.headless {
+        demo::headless::run(&args)
+    } else {
+        demo::run_window(args)
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(2);
     }
-    demo::run_window(args);
 }

@@ -12,6 +12,10 @@ use quadstress::sim::Broadphase;
 #[derive(Parser, Debug, Clone)]
 #[command(name = "quadstress", version, about)]
 pub struct Args {
+    /// Print the controls table (Markdown, as in README.md) and exit.
+    #[arg(long)]
+    pub controls: bool,
+
     /// Run without a window: simulate and print per-phase timings as `name: value unit` lines.
     #[arg(long)]
     pub headless: bool,
