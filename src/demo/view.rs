@@ -32,7 +32,7 @@ impl View {
     }
 
     /// World point to screen point.
-    pub fn to_screen(&self, x: f32, y: f32) -> (f32, f32) {
+    pub fn to_screen(self, x: f32, y: f32) -> (f32, f32) {
         (
             self.offset_x + (x - self.world.min_x) * self.scale,
             self.offset_y + (y - self.world.min_y) * self.scale,
@@ -40,7 +40,7 @@ impl View {
     }
 
     /// Screen point to world point.
-    pub fn to_world(&self, x: f32, y: f32) -> (f32, f32) {
+    pub fn to_world(self, x: f32, y: f32) -> (f32, f32) {
         (
             self.world.min_x + (x - self.offset_x) / self.scale,
             self.world.min_y + (y - self.offset_y) / self.scale,

@@ -433,7 +433,7 @@ fn clustered() -> bool {
     agree("clustered", &counts)
 }
 
-/// 6. The particle simulation at 10,000 particles (10% coverage, no gravity): whole steps with
+/// Workload 6: the particle simulation at 10,000 particles (10% coverage, no gravity), whole steps with
 /// each broad phase, in this one process.
 fn sim_modes() {
     use quadstress::sim::{Broadphase, SimConfig, Simulation};
