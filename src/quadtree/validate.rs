@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Quadtree, NULL};
+use super::{Quadtree, NULL, RETIRED};
 
 /// A broken invariant found by [`Quadtree::validate`]: a bug in this crate, never a user error.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -222,12 +222,8 @@ impl<T> Quadtree<T> {
             free_slots += 1;
             s = slot.pos;
         }
-        let used = self.slots.iter().filter(|s| s.node != NULL).count();
-        let retired = self
-            .slots
-            .iter()
-            .filter(|s| s.node == NULL && s.generation == u32::MAX)
-            .count();
+        let used = self.slots.iter().filter(|s| s.node < RETIRED).count();
+        let retired = self.slots.iter().filter(|s| s.node == RETIRED).count();
         ensure!(
             used == self.len,
             "{used} slots in use but len() is {}",
