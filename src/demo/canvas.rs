@@ -24,6 +24,8 @@ impl Canvas {
 
     /// Starts a frame: resizes to `width` x `height` if needed, and clears to transparent.
     pub fn begin(&mut self, width: u16, height: u16) {
+        // A minimised window can report a zero size; keep a 1x1 canvas rather than a 0x0 texture.
+        let (width, height) = (width.max(1), height.max(1));
         if self.image.width != width || self.image.height != height {
             self.image = Image::gen_image_color(width, height, macroquad::color::BLANK);
             let texture = Texture2D::from_image(&self.image);

@@ -121,7 +121,7 @@ impl<T> Quadtree<T> {
     {
         query.check()?;
         Ok(self.walk_range(0, self.cell_range(query), |e| {
-            if e.rect.intersects(query) {
+            if e.rect.overlaps_checked(query) {
                 f(e.as_ref())
             } else {
                 ControlFlow::Continue(())
@@ -321,7 +321,7 @@ impl<T> Quadtree<T> {
     {
         let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
         Ok(self.walk_range(0, self.cell_range(&rect), |e| {
-            if e.id != id && e.rect.intersects(&rect) {
+            if e.id != id && e.rect.overlaps_checked(&rect) {
                 f(e.as_ref())
             } else {
                 ControlFlow::Continue(())

@@ -219,6 +219,18 @@ pub struct StepCounts {
     pub pairs_tested: u64,
 }
 
+/// Keeps one coordinate in `[lo, hi]`, reflecting (and damping by `e`) a velocity that points
+/// out of the range.
+fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, e: f32) {
+    if *pos < lo {
+        *pos = lo;
+        *vel = vel.abs() * e;
+    } else if *pos > hi {
+        *pos = hi;
+        *vel = -vel.abs() * e;
+    }
+}
+
 /// A bright palette; particles take a colour from it at random.
 const PALETTE: [[u8; 4]; 6] = [
     [255, 99, 71, 255],
@@ -525,20 +537,8 @@ impl Simulation {
         let s = self.config.particle_size;
         let e = self.config.restitution;
         for p in &mut self.particles {
-            if p.x < w.min_x {
-                p.x = w.min_x;
-                p.vx = p.vx.abs() * e;
-            } else if p.x > w.max_x - s {
-                p.x = w.max_x - s;
-                p.vx = -p.vx.abs() * e;
-            }
-            if p.y < w.min_y {
-                p.y = w.min_y;
-                p.vy = p.vy.abs() * e;
-            } else if p.y > w.max_y - s {
-                p.y = w.max_y - s;
-                p.vy = -p.vy.abs() * e;
-            }
+            bounce(&mut p.x, &mut p.vx, w.min_x, w.max_x - s, e);
+            bounce(&mut p.y, &mut p.vy, w.min_y, w.max_y - s, e);
         }
     }
 
@@ -552,45 +552,6 @@ impl Simulation {
     /// Phase 2a: brings the tree up to date with the particles' positions: one `update` per
     /// particle (incremental and brute-force modes), or clear and bulk insert (rebuild mode).
     pub fn update_tree(&mut self) {
-        self.sync_tree();
-    }
-
-    /// Phase 2b: collects the contacts with the current broad phase, from the tree as the last
-    /// [`update_tree`](Self::update_tree) left it (or from the particles, in brute force).
-    pub fn find_pairs(&mut self) {
-        self.contacts.clear();
-        let s = self.config.particle_size;
-        let contacts = &mut self.contacts;
-        let tests = match self.config.broadphase {
-            Broadphase::Incremental | Broadphase::Rebuild => {
-                let (_, tests) = self.tree.for_each_pair_counting(|a, b| {
-                    contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
-                    ControlFlow::Continue(())
-                });
-                tests
-            }
-            Broadphase::BruteForce => {
-                let ps = &self.particles;
-                for (i, a) in ps.iter().enumerate() {
-                    let ra = a.rect(s);
-                    for (j, b) in ps.iter().enumerate().skip(i + 1) {
-                        if ra.intersects(&b.rect(s)) {
-                            contacts.push((i as u32, j as u32));
-                        }
-                    }
-                }
-                let n = ps.len() as u64;
-                n * n.saturating_sub(1) / 2
-            }
-        };
-        self.counts = StepCounts {
-            contacts: self.contacts.len(),
-            pairs_tested: tests,
-        };
-    }
-
-    /// Brings the tree up to date with the particles' positions.
-    fn sync_tree(&mut self) {
         let s = self.config.particle_size;
         match self.config.broadphase {
             Broadphase::Rebuild => {
@@ -614,6 +575,40 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// Phase 2b: collects the contacts with the current broad phase, from the tree as the last
+    /// [`update_tree`](Self::update_tree) left it (or from the particles, in brute force).
+    pub fn find_pairs(&mut self) {
+        self.contacts.clear();
+        let s = self.config.particle_size;
+        let contacts = &mut self.contacts;
+        let tests = match self.config.broadphase {
+            Broadphase::Incremental | Broadphase::Rebuild => {
+                let (_, tests) = self.tree.for_each_pair_counting(|a, b| {
+                    contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
+                    ControlFlow::Continue(())
+                });
+                tests
+            }
+            Broadphase::BruteForce => {
+                let ps = &self.particles;
+                for (i, a) in ps.iter().enumerate() {
+                    let ra = a.rect(s);
+                    for (j, b) in ps.iter().enumerate().skip(i + 1) {
+                        if ra.overlaps_checked(&b.rect(s)) {
+                            contacts.push((i as u32, j as u32));
+                        }
+                    }
+                }
+                let n = ps.len() as u64;
+                n * n.saturating_sub(1) / 2
+            }
+        };
+        self.counts = StepCounts {
+            contacts: self.contacts.len(),
+            pairs_tested: tests,
+        };
     }
 
     /// Phase 3: for each contact, an impulse along the contact normal (the axis of least
