@@ -2,9 +2,8 @@
 //!
 //! They find the same thing as [`Quadtree::for_each_pair`](crate::Quadtree::for_each_pair):
 //! every unordered pair of intersecting closed rectangles, once. Each reports pairs as
-//! indices into the slice it was given, smaller index first. Rectangles must pass
-//! [`Rect::check`] (finite, not inverted), as every rectangle the tree stores does; the tests
-//! share the tree's branch-free overlap test, so the baselines are not slowed by branchy code.
+//! indices into the slice it was given, smaller index first. They use the same
+//! overlap test as the tree's pair search ([`Rect::intersects`]).
 
 use crate::Rect;
 
@@ -20,7 +19,7 @@ use crate::Rect;
 pub fn brute_force_pairs(rects: &[Rect], mut f: impl FnMut(u32, u32)) {
     for (i, a) in rects.iter().enumerate() {
         for (j, b) in rects.iter().enumerate().skip(i + 1) {
-            if a.overlaps_checked(b) {
+            if a.intersects(b) {
                 f(i as u32, j as u32);
             }
         }
@@ -157,7 +156,7 @@ impl UniformGrid {
                 for (k, &i) in own.iter().enumerate() {
                     let a = &rects[i as usize];
                     for &j in &own[k + 1..] {
-                        if a.overlaps_checked(&rects[j as usize]) {
+                        if a.intersects(&rects[j as usize]) {
                             f(i.min(j), i.max(j));
                         }
                     }
@@ -169,7 +168,7 @@ impl UniformGrid {
                         let n = ny as usize * cols + nx as usize;
                         for &j in &self.sorted[self.starts[n] as usize..self.starts[n + 1] as usize]
                         {
-                            if a.overlaps_checked(&rects[j as usize]) {
+                            if a.intersects(&rects[j as usize]) {
                                 f(i.min(j), i.max(j));
                             }
                         }

@@ -116,7 +116,9 @@ impl Rect {
     /// largest signed gap between the two is at most 0. For finite `a` and `b`, `a - b <= 0`
     /// exactly when `a <= b` (subnormals leave no false zero; overflow keeps the sign). LLVM turns
     /// the four comparisons of `intersects` into a chain of branches, which on random data
-    /// mispredict about half the time; this form stays a handful of `maxss`.
+    /// mispredict about half the time; this form stays a handful of `maxss`. Used where one
+    /// query is tested against a scan of stored items. The pair loops keep `intersects`, which
+    /// LLVM compiles there to one packed compare (measured: this form was 2x slower there).
     #[inline]
     pub(crate) fn overlaps_checked(&self, other: &Rect) -> bool {
         let gap = (self.min_x - other.max_x)

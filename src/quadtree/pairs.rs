@@ -74,7 +74,7 @@ impl<T> Quadtree<T> {
             // Stage 1: pairs inside the node.
             for (i, a) in items.iter().enumerate() {
                 for b in &items[i + 1..] {
-                    if a.rect.overlaps_checked(&b.rect) {
+                    if a.rect.intersects(&b.rect) {
                         f(a.as_ref(), b.as_ref())?;
                     }
                 }
@@ -100,7 +100,7 @@ impl<T> Quadtree<T> {
                     }
                     self.walk_range(c, range, |b| {
                         *tests += 1;
-                        if a.rect.overlaps_checked(&b.rect) {
+                        if a.rect.intersects(&b.rect) {
                             f(a.as_ref(), b.as_ref())
                         } else {
                             ControlFlow::Continue(())

@@ -596,7 +596,7 @@ impl Simulation {
                 for (i, a) in ps.iter().enumerate() {
                     let ra = a.rect(s);
                     for (j, b) in ps.iter().enumerate().skip(i + 1) {
-                        if ra.overlaps_checked(&b.rect(s)) {
+                        if ra.intersects(&b.rect(s)) {
                             contacts.push((i as u32, j as u32));
                         }
                     }
