@@ -26,8 +26,9 @@ pub const GRAPH_FRAMES: usize = 180;
 const TRICKLE_PER_SECOND: f32 = 300.0;
 const FLOOD_PER_SECOND: f32 = 6000.0;
 const QUAD_SPEED: f32 = 900.0;
-/// A frame longer than this is simulated as this long, so a stall does not explode the physics.
-const MAX_DT: f32 = 1.0 / 30.0;
+/// A frame longer than this is simulated as this long: a slow frame means slow motion rather
+/// than a bigger step, which would compress piles, make more contacts and slow the next frame.
+const MAX_DT: f32 = 1.0 / 60.0;
 
 /// Milliseconds spent in each phase of the last step.
 #[derive(Clone, Copy, Debug, Default)]
