@@ -9,6 +9,8 @@ use macroquad::text::draw_text;
 use macroquad::time::{get_fps, get_time};
 use macroquad::window::{clear_background, screen_height, screen_width};
 
+use quadstress::TreeStats;
+
 use super::app::{App, GRAPH_FRAMES, WORLD};
 use super::canvas::Canvas;
 use super::controls::help_lines;
@@ -51,6 +53,7 @@ pub fn frame(app: &App, view: &View, canvas: &mut Canvas, hud: &mut String) {
     let (qx, qy, qw, qh) = view.rect_to_screen(&app.quad);
     draw_rectangle(qx, qy, qw, qh, QUAD_FILL);
 
+    let stats = app.sim.tree().stats();
     // Particles and outlines go through the CPU canvas: one texture instead of ~100,000
     // triangles (see `canvas`).
     canvas.begin(screen_width() as u16, screen_height() as u16);
@@ -73,7 +76,7 @@ pub fn frame(app: &App, view: &View, canvas: &mut Canvas, hud: &mut String) {
         // Deepest first, so the shallow split lines stay visible on top of the deep ones that
         // share them.
         let tree = app.sim.tree();
-        for depth in (0..=tree.stats().deepest_level).rev() {
+        for depth in (0..=stats.deepest_level).rev() {
             let color = DEPTH_COLORS[(depth as usize).min(DEPTH_COLORS.len() - 1)];
             for node in tree.nodes().filter(|n| n.depth == depth) {
                 let (nx, ny, nw, nh) = view.rect_to_screen(&node.rect);
@@ -85,7 +88,7 @@ pub fn frame(app: &App, view: &View, canvas: &mut Canvas, hud: &mut String) {
     // The quad's edge above the particles, so it stays visible in a crowd.
     draw_rectangle_lines(qx, qy, qw, qh, 3.0, QUAD_EDGE);
 
-    draw_hud(app, hud);
+    draw_hud(app, &stats, hud);
     if now < app.report.until {
         draw_report(app, hud);
     }
@@ -105,9 +108,8 @@ fn lines(text: &str, x: f32, y: f32, step: f32, size: f32) {
     }
 }
 
-fn draw_hud(app: &App, hud: &mut String) {
+fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
     let sim = &app.sim;
-    let stats = sim.tree().stats();
     let counts = sim.counts();
     let n = sim.len() as f64;
     let brute_pairs = n * (n - 1.0).max(0.0) / 2.0;

@@ -182,12 +182,6 @@ impl<T> Node<T> {
     }
 }
 
-/// Room to reserve in each new child when a node of `len` items splits: a fair share plus
-/// slack, so the children rarely regrow while the split fills them.
-fn node_items_hint(len: usize) -> usize {
-    len / 4 + 4
-}
-
 /// The node a rectangle belongs to, before looking at which nodes exist: the smallest cell of
 /// the full quadtree (down to `max_depth`) that contains it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -605,10 +599,6 @@ impl<T> Quadtree<T> {
             }
             let level = node.level;
             let first = self.alloc_children(n);
-            let expected = node_items_hint(self.nodes[n as usize].items.len());
-            for q in 0..4 {
-                self.nodes[(first + q) as usize].items.reserve(expected);
-            }
             // Stage 1: move every item that fits below this node into its child quadrant;
             // items whose place is this level stay (swap_remove keeps this O(len)).
             let mut items = std::mem::take(&mut self.nodes[n as usize].items);
