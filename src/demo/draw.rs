@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use macroquad::color::Color;
 use macroquad::shapes::{draw_line, draw_rectangle, draw_rectangle_lines};
-use macroquad::text::draw_text;
+use macroquad::text::{draw_text, measure_text};
 use macroquad::time::{get_fps, get_time};
 use macroquad::window::{clear_background, screen_height, screen_width};
 
@@ -195,15 +195,25 @@ fn draw_report(app: &App, hud: &mut String) {
 }
 
 fn draw_help() {
+    // Sized to the longest line, so nothing runs past the panel; labels larger than the text,
+    // so "." and "-" stay visible.
+    let label_w = 150.0;
+    let text_w = help_lines()
+        .map(|(_, help)| measure_text(help, None, 18, 1.0).width)
+        .fold(0.0f32, f32::max);
     let rows = help_lines().count() as f32;
-    let (w, h) = (640.0, 40.0 + rows * 20.0);
-    let x = (screen_width() - w) / 2.0;
-    let y = (screen_height() - h) / 2.0;
-    draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.85));
-    draw_text("controls", x + 12.0, y + 24.0, 22.0, TEXT);
+    let (w, h) = (
+        (label_w + text_w + 28.0).min(screen_width()),
+        44.0 + rows * 21.0,
+    );
+    let x = ((screen_width() - w) / 2.0).max(0.0);
+    let y = ((screen_height() - h) / 2.0).max(0.0);
+    draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.94));
+    draw_rectangle_lines(x, y, w, h, 2.0, QUAD_EDGE);
+    draw_text("controls", x + 12.0, y + 26.0, 24.0, TEXT);
     for (i, (label, help)) in help_lines().enumerate() {
-        let ty = y + 48.0 + i as f32 * 20.0;
-        draw_text(label, x + 12.0, ty, 18.0, QUAD_EDGE);
-        draw_text(help, x + 140.0, ty, 18.0, TEXT);
+        let ty = y + 52.0 + i as f32 * 21.0;
+        draw_text(label, x + 12.0, ty, 24.0, QUAD_EDGE);
+        draw_text(help, x + 12.0 + label_w, ty, 18.0, TEXT);
     }
 }
