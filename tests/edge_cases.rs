@@ -261,6 +261,11 @@ fn a_million_items_at_one_point() {
     let mut near = Vec::new();
     tree.nearest(0.0, 0.0, 5, &mut near).unwrap();
     assert_eq!(near.len(), 5);
+    // An absurd k is clamped to the items there are, in O(n log n), not a hang.
+    assert_eq!(
+        tree.nearest(0.0, 0.0, usize::MAX, &mut near).unwrap(),
+        1_000_000
+    );
     // Stop early: the first pair ends the search.
     let mut pairs = 0;
     assert!(tree
@@ -315,4 +320,22 @@ fn tree_shrinks_as_items_leave_an_area() {
         shrunk < grown / 2,
         "{shrunk} nodes after moving, {grown} before"
     );
+}
+
+#[test]
+fn nearest_with_any_k_matches_a_full_sort() {
+    let (tree, _) = filled();
+    let mut out = Vec::new();
+    for k in [0, 1, 7, 49, 50, 51, usize::MAX] {
+        let n = tree.nearest(40.0, 60.0, k, &mut out).unwrap();
+        let mut want: Vec<f32> = tree
+            .iter()
+            .map(|i| i.rect.distance_squared(40.0, 60.0).sqrt())
+            .collect();
+        want.sort_by(f32::total_cmp);
+        want.truncate(k);
+        assert_eq!(n, want.len());
+        let got: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
+        assert_eq!(got, want, "k = {k}");
+    }
 }

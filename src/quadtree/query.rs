@@ -2,6 +2,8 @@
 //! stack on the call stack, pruned by integer cell ranges (see `Quadtree::cell_x` for why the
 //! pruning is exact), so no query allocates.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::ops::ControlFlow;
 
 use super::{CellRange, Entry, ItemId, ItemRef, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL};
@@ -375,25 +377,28 @@ impl<T> Quadtree<T> {
             .max(w.min_y.abs())
             .max(w.max_y.abs());
         let slack = (magnitude + w.width().max(w.height())) * 1e-5;
-        // `out` holds the best candidates so far, sorted by squared distance.
-        let mut worst = f32::INFINITY;
+        // The best candidates so far, in a max-heap on squared distance built over `out`'s
+        // allocation: O(log k) per candidate whatever k is.
+        let k = k.min(self.len);
+        let mut heap: BinaryHeap<Candidate> = std::mem::take(out)
+            .into_iter()
+            .map(|(id, d)| Candidate(d, id))
+            .collect();
+        heap.reserve(k);
         let mut stack = NodeStack::new(0);
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
-            if out.len() == k && self.node_distance_squared(n, x, y, slack) > worst {
+            let worst = |h: &BinaryHeap<Candidate>| h.peek().map_or(f32::INFINITY, |c| c.0);
+            if heap.len() == k && self.node_distance_squared(n, x, y, slack) > worst(&heap) {
                 continue;
             }
             for e in &node.items {
                 let d = e.rect.distance_squared(x, y);
-                if out.len() < k || d < worst {
-                    let at = out.partition_point(|&(_, od)| od <= d);
-                    if out.len() == k {
-                        out.pop();
-                    }
-                    out.insert(at, (e.id, d));
-                    if out.len() == k {
-                        worst = out[k - 1].1;
-                    }
+                if heap.len() < k {
+                    heap.push(Candidate(d, e.id));
+                } else if d < worst(&heap) {
+                    heap.pop();
+                    heap.push(Candidate(d, e.id));
                 }
             }
             if node.is_leaf() {
@@ -407,11 +412,18 @@ impl<T> Quadtree<T> {
             }
             order.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
             for (c, d) in order {
-                if self.nodes[c as usize].subtree_len > 0 && (out.len() < k || d <= worst) {
+                if self.nodes[c as usize].subtree_len > 0 && (heap.len() < k || d <= worst(&heap)) {
                     stack.push(c);
                 }
             }
         }
+        // Same element size and alignment: the collect reuses the heap's buffer, which was
+        // `out`'s, so a caller that reuses `out` allocates nothing.
+        *out = heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|c| (c.1, c.0))
+            .collect();
         for entry in out.iter_mut() {
             entry.1 = entry.1.sqrt();
         }
@@ -443,5 +455,26 @@ impl<T> Entry<T> {
             rect: self.rect,
             value: &self.value,
         }
+    }
+}
+
+/// A nearest-neighbour candidate, ordered by squared distance (then handle, so ties are stable).
+#[derive(Clone, Copy, Debug)]
+struct Candidate(f32, ItemId);
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
     }
 }
