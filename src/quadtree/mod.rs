@@ -182,6 +182,20 @@ impl<T> Node<T> {
     }
 }
 
+/// Ends the life of an item's slot: the next generation makes old handles stale. A slot whose
+/// generation would wrap is retired instead, so no handle can ever come back to life. Returns
+/// whether the slot may be reused (the caller threads it into the free chain).
+fn end_generation(slot: &mut Slot) -> bool {
+    if slot.generation == u32::MAX {
+        slot.node = RETIRED;
+        slot.pos = NULL;
+        return false;
+    }
+    slot.node = NULL;
+    slot.generation += 1;
+    true
+}
+
 /// The node a rectangle belongs to, before looking at which nodes exist: the smallest cell of
 /// the full quadtree (down to `max_depth`) that contains it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -504,18 +518,10 @@ impl<T> Quadtree<T> {
     }
 
     fn free_slot(&mut self, index: u32) {
-        let slot = &mut self.slots[index as usize];
-        // A slot whose generation would wrap is retired rather than reused, so no handle can
-        // ever come back to life.
-        if slot.generation == u32::MAX {
-            slot.node = RETIRED;
-            slot.pos = NULL;
-            return;
+        if end_generation(&mut self.slots[index as usize]) {
+            self.slots[index as usize].pos = self.free_slot;
+            self.free_slot = index;
         }
-        slot.node = NULL;
-        slot.generation += 1;
-        slot.pos = self.free_slot;
-        self.free_slot = index;
     }
 
     // ---------------------------------------------------------------- node arena
@@ -802,20 +808,15 @@ impl<T> Quadtree<T> {
         self.free_slot = NULL;
         for index in (0..self.slots.len()).rev() {
             let slot = &mut self.slots[index];
-            if slot.node == RETIRED {
-                continue;
+            let reusable = match slot.node {
+                RETIRED => false,
+                NULL => true,
+                _ => end_generation(slot),
+            };
+            if reusable {
+                slot.pos = self.free_slot;
+                self.free_slot = index as u32;
             }
-            if slot.node != NULL {
-                if slot.generation == u32::MAX {
-                    slot.node = RETIRED;
-                    slot.pos = NULL;
-                    continue;
-                }
-                slot.generation += 1;
-            }
-            slot.node = NULL;
-            slot.pos = self.free_slot;
-            self.free_slot = index as u32;
         }
         self.len = 0;
         self.collapse_all();

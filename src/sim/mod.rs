@@ -24,6 +24,7 @@ use std::ops::ControlFlow;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
+use crate::baseline::brute_force_pairs;
 use crate::{Config, ItemId, Quadtree, QuadtreeError, Rect};
 
 /// How contacts are found.
@@ -255,6 +256,8 @@ pub struct Simulation {
     ids: Vec<ItemId>,
     tree: Quadtree<u32>,
     contacts: Vec<(u32, u32)>,
+    /// Reused buffer of the particles' squares for the brute-force broad phase.
+    rects: Vec<Rect>,
     /// Reused buffers of the bottom-up pass: (row, contact index) sorted by row, row starts.
     stack_order: Vec<(u32, u32)>,
     row_starts: Vec<u32>,
@@ -302,6 +305,7 @@ impl Simulation {
             ids: Vec::new(),
             tree,
             contacts: Vec::new(),
+            rects: Vec::new(),
             stack_order: Vec::new(),
             row_starts: Vec::new(),
             counts: StepCounts::default(),
@@ -376,6 +380,7 @@ impl Simulation {
         self.ids.clear();
         self.tree.clear();
         self.contacts.clear();
+        self.rects.clear();
         self.counts = StepCounts::default();
     }
 
@@ -592,16 +597,10 @@ impl Simulation {
                 tests
             }
             Broadphase::BruteForce => {
-                let ps = &self.particles;
-                for (i, a) in ps.iter().enumerate() {
-                    let ra = a.rect(s);
-                    for (j, b) in ps.iter().enumerate().skip(i + 1) {
-                        if ra.intersects(&b.rect(s)) {
-                            contacts.push((i as u32, j as u32));
-                        }
-                    }
-                }
-                let n = ps.len() as u64;
+                self.rects.clear();
+                self.rects.extend(self.particles.iter().map(|p| p.rect(s)));
+                brute_force_pairs(&self.rects, |i, j| contacts.push((i, j)));
+                let n = self.rects.len() as u64;
                 n * n.saturating_sub(1) / 2
             }
         };

@@ -103,6 +103,21 @@ fn depth_for(n: usize, capacity: usize) -> u8 {
     (leaves.log(4.0).ceil() as u8).clamp(1, quadstress::MAX_DEPTH)
 }
 
+/// The tree as shipped (capacity 32, depth 6) and tuned for the workload (capacity 8 and the
+/// given depth), measured side by side.
+fn tree_configs(tuned_depth: u8) -> [(&'static str, Config); 2] {
+    [
+        ("tree", Config::default()),
+        (
+            "tree_tuned",
+            Config {
+                capacity: 8,
+                max_depth: tuned_depth,
+            },
+        ),
+    ]
+}
+
 fn build(world: Rect, config: Config, rects: &[Rect]) -> (Quadtree<u32>, Vec<ItemId>) {
     let mut tree = Quadtree::with_config(world, config).unwrap();
     let ids = rects
@@ -273,16 +288,7 @@ fn pairs(n: usize) -> bool {
     };
     let p = format!("pairs.{n}");
     let mut counts = Vec::new();
-    for (label, config) in [
-        ("tree", Config::default()),
-        (
-            "tree_tuned",
-            Config {
-                capacity: 8,
-                max_depth: depth_for(n, 8),
-            },
-        ),
-    ] {
+    for (label, config) in tree_configs(depth_for(n, 8)) {
         let (tb, (mut tree, _)) = median(reps, || build(world, config, &rects));
         let (tp, c) = median(reps, || tree_pairs(&tree));
         // A warm rebuild, as a per-frame broad phase does it: clear, then bulk insert.
@@ -343,16 +349,7 @@ fn moving() -> bool {
     let mut ok = true;
     let mut per_method: Vec<(&str, Vec<Duration>, u64)> = Vec::new();
     // The tree: built once, then moved incrementally.
-    for (label, config) in [
-        ("tree", Config::default()),
-        (
-            "tree_tuned",
-            Config {
-                capacity: 8,
-                max_depth: depth_for(n, 8),
-            },
-        ),
-    ] {
+    for (label, config) in tree_configs(depth_for(n, 8)) {
         let mut rects = start.clone();
         let mut steps = workloads::steps(n, 0.5, 78);
         let (mut tree, ids) = build(world, config, &rects);
@@ -409,16 +406,7 @@ fn clustered() -> bool {
     let (world, rects) = workloads::clustered(n, 5);
     let reps = 5;
     let mut counts = Vec::new();
-    for (label, config) in [
-        ("tree", Config::default()),
-        (
-            "tree_tuned",
-            Config {
-                capacity: 8,
-                max_depth: quadstress::MAX_DEPTH,
-            },
-        ),
-    ] {
+    for (label, config) in tree_configs(quadstress::MAX_DEPTH) {
         let (t, c) = median(reps, || {
             let (tree, _) = build(world, config, &rects);
             tree_pairs(&tree)
