@@ -40,6 +40,6 @@ mod quadtree;
 pub mod sim;
 
 pub use quadtree::{
-    Config, InvariantError, ItemId, ItemRef, Iter, NodeInfo, Nodes, Quadtree, QuadtreeError, Rect,
-    TreeStats, MAX_CAPACITY, MAX_DEPTH,
+    Config, InvariantError, ItemId, ItemRef, Iter, NodeInfo, Nodes, Placement, Quadtree,
+    QuadtreeError, Rect, TreeStats, MAX_CAPACITY, MAX_DEPTH,
 };

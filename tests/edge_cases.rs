@@ -18,6 +18,7 @@ fn filled() -> (Quadtree<u32>, Vec<ItemId>) {
         Config {
             capacity: 2,
             max_depth: 5,
+            ..Config::default()
         },
     )
     .unwrap();
@@ -107,6 +108,7 @@ fn absurd_settings_are_refused() {
         let c = Config {
             capacity,
             max_depth: 6,
+            ..Config::default()
         };
         assert_eq!(
             Quadtree::<u32>::with_config(WORLD, c).unwrap_err(),
@@ -117,6 +119,7 @@ fn absurd_settings_are_refused() {
         let c = Config {
             capacity: 8,
             max_depth,
+            ..Config::default()
         };
         assert_eq!(
             Quadtree::<u32>::with_config(WORLD, c).unwrap_err(),
@@ -140,6 +143,7 @@ fn absurd_settings_are_refused() {
         Config {
             capacity: 1,
             max_depth: MAX_DEPTH,
+            ..Config::default()
         },
     )
     .unwrap();
@@ -155,14 +159,16 @@ fn absurd_settings_are_refused() {
     assert!(tree
         .set_config(Config {
             capacity: 0,
-            max_depth: 3
+            max_depth: 3,
+            ..Config::default()
         })
         .is_err());
     assert_eq!(
         tree.config(),
         Config {
             capacity: 2,
-            max_depth: 5
+            max_depth: 5,
+            ..Config::default()
         }
     );
     assert_eq!(snapshot(&tree), before);
@@ -289,6 +295,7 @@ fn tree_shrinks_as_items_leave_an_area() {
         Config {
             capacity: 4,
             max_depth: 6,
+            ..Config::default()
         },
     )
     .unwrap();

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use proptest::prelude::*;
-use quadstress::{Config, ItemId, Quadtree, QuadtreeError, Rect};
+use quadstress::{Config, ItemId, Placement, Quadtree, QuadtreeError, Rect};
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 80.0);
 
@@ -38,7 +38,8 @@ enum Op {
     Remove(usize, bool),
     Update(usize, Rect),
     Clear,
-    SetConfig(usize, u8),
+    /// Capacity, depth, and loose (true) or exact placement.
+    SetConfig(usize, u8, bool),
     /// Bulk insert; `bad` puts a NaN rectangle last, which must refuse the whole batch.
     InsertMany(Vec<Rect>, bool),
 }
@@ -49,7 +50,7 @@ fn op() -> impl Strategy<Value = Op> {
         12 => (any::<usize>(), prop::bool::weighted(0.2)).prop_map(|(i, s)| Op::Remove(i, s)),
         30 => (any::<usize>(), rect()).prop_map(|(i, r)| Op::Update(i, r)),
         1 => Just(Op::Clear),
-        2 => (1usize..6, 0u8..7).prop_map(|(c, d)| Op::SetConfig(c, d)),
+        2 => (1usize..6, 0u8..7, any::<bool>()).prop_map(|(c, d, l)| Op::SetConfig(c, d, l)),
         3 => (prop::collection::vec(rect(), 0..40), prop::bool::weighted(0.2)).prop_map(|(v, b)| Op::InsertMany(v, b)),
     ]
 }
@@ -184,20 +185,30 @@ proptest! {
     fn tree_matches_brute_force(
         capacity in 1usize..6,
         depth in 0u8..7,
+        loose in any::<bool>(),
         far in any::<bool>(),
         ops in prop::collection::vec((op(), probe()), 1..80),
     ) {
-        run_case(capacity, depth, far, ops)?;
+        run_case(capacity, depth, placement_of(loose), far, ops)?;
     }
 
     #[test]
     fn deep_trees_with_many_items_match_brute_force(
         capacity in 1usize..4,
         depth in 4u8..=10,
+        loose in any::<bool>(),
         far in any::<bool>(),
         ops in prop::collection::vec((op(), probe()), 150..300),
     ) {
-        run_case(capacity, depth, far, ops)?;
+        run_case(capacity, depth, placement_of(loose), far, ops)?;
+    }
+}
+
+fn placement_of(loose: bool) -> Placement {
+    if loose {
+        Placement::Loose
+    } else {
+        Placement::Exact
     }
 }
 
@@ -226,6 +237,7 @@ fn moved_probe(p: Probe, (ox, oy): (f32, f32)) -> Probe {
 fn run_case(
     capacity: usize,
     depth: u8,
+    placement: Placement,
     far: bool,
     ops: Vec<(Op, Probe)>,
 ) -> Result<(), TestCaseError> {
@@ -236,6 +248,7 @@ fn run_case(
             Config {
                 capacity,
                 max_depth: depth,
+                placement,
             },
         )
         .unwrap();
@@ -287,10 +300,11 @@ fn run_case(
                     dead.extend(model.keys().copied());
                     model.clear();
                 }
-                Op::SetConfig(c, d) => {
+                Op::SetConfig(c, d, l) => {
                     tree.set_config(Config {
                         capacity: c,
                         max_depth: d,
+                        placement: placement_of(l),
                     })
                     .unwrap();
                 }

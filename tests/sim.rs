@@ -82,6 +82,7 @@ fn all_broadphase_modes_find_the_same_contacts() {
         tree: Config {
             capacity: 4,
             max_depth: 6,
+            ..Config::default()
         },
         ..small(6)
     })
@@ -169,20 +170,23 @@ fn settings_change_live_and_nothing_is_lost() {
     sim.set_tree_config(Config {
         capacity: 4,
         max_depth: 8,
+        ..Config::default()
     })
     .unwrap();
     assert_eq!(sim.tree().len(), n);
     assert!(sim
         .set_tree_config(Config {
             capacity: 0,
-            max_depth: 8
+            max_depth: 8,
+            ..Config::default()
         })
         .is_err());
     assert_eq!(
         sim.config().tree,
         Config {
             capacity: 4,
-            max_depth: 8
+            max_depth: 8,
+            ..Config::default()
         }
     );
     sim.set_gravity(false);
@@ -221,6 +225,7 @@ fn bad_settings_are_refused() {
             tree: Config {
                 capacity: 0,
                 max_depth: 6,
+                ..Config::default()
             },
             ..SimConfig::default()
         },

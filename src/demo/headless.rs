@@ -38,6 +38,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     config.tree = Config {
         capacity: args.capacity.unwrap_or(8),
         max_depth: args.depth.unwrap_or(auto_depth),
+        ..Config::default()
     };
     let mut sim = Simulation::new(config).map_err(|e| e.to_string())?;
     sim.spawn_burst(args.particles).map_err(|e| e.to_string())?;

@@ -112,22 +112,6 @@ impl Rect {
             & (other.min_y <= self.max_y)
     }
 
-    /// [`intersects`](Self::intersects) for checked (finite) rectangles, as one branch: the
-    /// largest signed gap between the two is at most 0. For finite `a` and `b`, `a - b <= 0`
-    /// exactly when `a <= b` (subnormals leave no false zero; overflow keeps the sign). LLVM turns
-    /// the four comparisons of `intersects` into a chain of branches, which on random data
-    /// mispredict about half the time; this form stays a handful of `maxss`. Used where one
-    /// query is tested against a scan of stored items. The pair loops keep `intersects`, which
-    /// LLVM compiles there to one packed compare (measured: this form was 2x slower there).
-    #[inline]
-    pub(crate) fn overlaps_checked(&self, other: &Rect) -> bool {
-        let gap = (self.min_x - other.max_x)
-            .max(other.min_x - self.max_x)
-            .max(self.min_y - other.max_y)
-            .max(other.min_y - self.max_y);
-        gap <= 0.0
-    }
-
     /// Whether `other` lies entirely inside this closed rectangle.
     ///
     /// ```
@@ -206,37 +190,6 @@ impl Rect {
             Err(QuadtreeError::Inverted)
         } else {
             Ok(())
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Rect;
-    use proptest::prelude::*;
-
-    fn coord() -> impl Strategy<Value = f32> {
-        prop_oneof![
-            4 => (-40i32..40).prop_map(|v| v as f32 * 0.5),
-            1 => prop::sample::select(vec![
-                f32::MAX, -f32::MAX, f32::MIN_POSITIVE, -f32::MIN_POSITIVE,
-                1e-45, -1e-45, 0.0, -0.0, 1e30, -1e30,
-            ]),
-            1 => prop::num::f32::NORMAL | prop::num::f32::SUBNORMAL | prop::num::f32::ZERO,
-        ]
-    }
-
-    fn rect() -> impl Strategy<Value = Rect> {
-        (coord(), coord(), coord(), coord())
-            .prop_map(|(a, b, c, d)| Rect::new(a.min(c), b.min(d), a.max(c), b.max(d)))
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
-        #[test]
-        fn branch_free_overlap_equals_intersects(a in rect(), b in rect()) {
-            prop_assert!(a.check().is_ok() && b.check().is_ok());
-            prop_assert_eq!(a.overlaps_checked(&b), a.intersects(&b), "{:?} {:?}", a, b);
         }
     }
 }

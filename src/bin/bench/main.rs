@@ -15,7 +15,7 @@ use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use quadstress::baseline::{brute_force_pairs, SortAndSweep, UniformGrid};
-use quadstress::{Config, ItemId, Quadtree, Rect};
+use quadstress::{Config, ItemId, Placement, Quadtree, Rect};
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 
@@ -103,9 +103,9 @@ fn depth_for(n: usize, capacity: usize) -> u8 {
     (leaves.log(4.0).ceil() as u8).clamp(1, quadstress::MAX_DEPTH)
 }
 
-/// The tree as shipped (capacity 32, depth 6) and tuned for the workload (capacity 8 and the
-/// given depth), measured side by side.
-fn tree_configs(tuned_depth: u8) -> [(&'static str, Config); 2] {
+/// The tree as shipped (capacity 32, depth 6), tuned for the workload (capacity 8 and the
+/// given depth), and as shipped with loose placement, measured side by side.
+fn tree_configs(tuned_depth: u8) -> [(&'static str, Config); 3] {
     [
         ("tree", Config::default()),
         (
@@ -113,6 +113,14 @@ fn tree_configs(tuned_depth: u8) -> [(&'static str, Config); 2] {
             Config {
                 capacity: 8,
                 max_depth: tuned_depth,
+                ..Config::default()
+            },
+        ),
+        (
+            "tree_loose",
+            Config {
+                placement: Placement::Loose,
+                ..Config::default()
             },
         ),
     ]
@@ -197,71 +205,94 @@ fn agree(name: &str, counts: &[(&str, u64)]) -> bool {
 /// 1. Seed 004: a million 32x32 boxes in 800x600, inserted one by one; one 32x32 query.
 fn seed004() {
     let (world, rects) = workloads::seed004(1_000_000, 4);
-    let config = Config::default();
-    let (build_time, (mut tree, _)) = median(5, || build(world, config, &rects));
-    line("seed004.build", ms(build_time), "ms");
-    line(
-        "seed004.build_vs_article_758ms",
-        758.0 / ms(build_time),
-        "x",
-    );
-    // The same one-by-one inserts into a cleared tree: memory already mapped, as in a game
-    // that refills its tree.
-    let (refill, _) = median(5, || {
-        tree.clear();
-        for (i, r) in rects.iter().enumerate() {
-            tree.insert(*r, i as u32).unwrap();
-        }
-    });
-    line("seed004.refill_after_clear", ms(refill), "ms");
     let q = Rect::from_min_size(400.0, 300.0, 32.0, 32.0);
-    let mut out = Vec::with_capacity(1 << 14);
-    let (tq, hits) = median(21, || {
-        out.clear();
-        tree.query_rect(&q, &mut out).unwrap()
-    });
     let (tb, brute_hits) = median(5, || rects.iter().filter(|r| r.intersects(&q)).count());
-    assert_eq!(hits, brute_hits, "seed004 query disagrees with brute force");
-    line("seed004.centre_query.hits", hits as f64, "items");
-    line("seed004.centre_query.tree", us(tq), "us");
-    line("seed004.centre_query.brute", us(tb), "us");
-    line(
-        "seed004.centre_query.speedup_vs_brute",
-        tb.as_secs_f64() / tq.as_secs_f64(),
-        "x",
-    );
-    // The centre is the worst spot for a "smallest containing node" tree: it sits on the
-    // root's split lines. Also time 200 queries at random positions.
+    // The centre is the worst spot for an exact ("smallest containing node") tree: it sits on
+    // the root's split lines. Also time 200 queries at random positions.
     let (_, spots) = workloads::seed004(200, 44);
-    let (tq, hits) = median(5, || {
-        spots
-            .iter()
-            .map(|s| {
-                out.clear();
-                tree.query_rect(s, &mut out).unwrap()
-            })
-            .sum::<usize>()
-    });
-    let (tb, brute_hits) = median(3, || {
+    let (tb_random, brute_random) = median(3, || {
         spots
             .iter()
             .map(|s| rects.iter().filter(|r| r.intersects(s)).count())
             .sum::<usize>()
     });
-    assert_eq!(
-        hits, brute_hits,
-        "seed004 random queries disagree with brute force"
-    );
-    line("seed004.random_queries.tree_mean", us(tq) / 200.0, "us");
-    line("seed004.random_queries.brute_mean", us(tb) / 200.0, "us");
-    line(
-        "seed004.random_queries.speedup_vs_brute",
-        tb.as_secs_f64() / tq.as_secs_f64(),
-        "x",
-    );
-    let s = tree.stats();
-    line("seed004.items_at_root", s.items_at_root as f64, "items");
-    line("seed004.nodes", s.nodes as f64, "nodes");
+    let loose = Config {
+        placement: Placement::Loose,
+        ..Config::default()
+    };
+    for (label, config) in [("tree", Config::default()), ("tree_loose", loose)] {
+        let p = format!("seed004.{label}");
+        let (build_time, (mut tree, _)) = median(5, || build(world, config, &rects));
+        line(&format!("{p}.build"), ms(build_time), "ms");
+        line(
+            &format!("{p}.build_vs_article_758ms"),
+            758.0 / ms(build_time),
+            "x",
+        );
+        // The same one-by-one inserts into a cleared tree: memory already mapped, as in a
+        // game that refills its tree.
+        let (refill, _) = median(5, || {
+            tree.clear();
+            for (i, r) in rects.iter().enumerate() {
+                tree.insert(*r, i as u32).unwrap();
+            }
+        });
+        line(&format!("{p}.refill_after_clear"), ms(refill), "ms");
+        let mut out = Vec::with_capacity(1 << 14);
+        let (tq, hits) = median(21, || {
+            out.clear();
+            tree.query_rect(&q, &mut out).unwrap()
+        });
+        assert_eq!(hits, brute_hits, "seed004 query disagrees with brute force");
+        line(&format!("{p}.centre_query.hits"), hits as f64, "items");
+        line(&format!("{p}.centre_query.tree"), us(tq), "us");
+        line(&format!("{p}.centre_query.brute"), us(tb), "us");
+        line(
+            &format!("{p}.centre_query.speedup_vs_brute"),
+            tb.as_secs_f64() / tq.as_secs_f64(),
+            "x",
+        );
+        let (tq, hits) = median(5, || {
+            spots
+                .iter()
+                .map(|s| {
+                    out.clear();
+                    tree.query_rect(s, &mut out).unwrap()
+                })
+                .sum::<usize>()
+        });
+        assert_eq!(
+            hits, brute_random,
+            "seed004 random queries disagree with brute force"
+        );
+        line(
+            &format!("{p}.random_queries.tree_mean"),
+            us(tq) / 200.0,
+            "us",
+        );
+        line(
+            &format!("{p}.random_queries.brute_mean"),
+            us(tb_random) / 200.0,
+            "us",
+        );
+        line(
+            &format!("{p}.random_queries.speedup_vs_brute"),
+            tb_random.as_secs_f64() / tq.as_secs_f64(),
+            "x",
+        );
+        let s = tree.stats();
+        line(
+            &format!("{p}.items_at_root"),
+            s.items_at_root as f64,
+            "items",
+        );
+        line(&format!("{p}.nodes"), s.nodes as f64, "nodes");
+        line(
+            &format!("{p}.deepest_level"),
+            s.deepest_level as f64,
+            "levels",
+        );
+    }
 }
 
 /// 2. 10,000 inserts of 8x8 particles into an empty 800x600 tree.
@@ -315,6 +346,8 @@ fn pairs(n: usize) -> bool {
         line(&format!("{p}.{label}.build_one_by_one"), ms(tb), "ms");
         line(&format!("{p}.{label}.rebuild_bulk"), ms(tr), "ms");
         line(&format!("{p}.{label}.pairs"), ms(tp), "ms");
+        let (_, tested) = tree.for_each_pair_counting(|_, _| ControlFlow::Continue(()));
+        line(&format!("{p}.{label}.pair_tests"), tested as f64, "tests");
         line(&format!("{p}.{label}.rebuild_and_pairs"), ms(tr + tp), "ms");
         counts.push((label, c));
     }
@@ -443,6 +476,7 @@ fn sim_modes() {
         config.tree = Config {
             capacity: 8,
             max_depth: 7,
+            ..Config::default()
         };
         let mut sim = Simulation::new(config).unwrap();
         sim.spawn_burst(n).unwrap();
