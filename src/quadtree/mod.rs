@@ -676,7 +676,16 @@ impl<T> Quadtree<T> {
     }
 
     /// Splits `start` if it is an overfull leaf, and then any child that is overfull in turn.
+    /// Inlined check first: nearly every insert finds nothing to split.
+    #[inline]
     fn split_if_full(&mut self, start: u32) {
+        let node = &self.nodes[start as usize];
+        if node.items.len() > self.config.capacity && node.is_leaf() {
+            self.split_cascade(start);
+        }
+    }
+
+    fn split_cascade(&mut self, start: u32) {
         let cap = self.config.capacity;
         self.scratch.clear();
         self.scratch.push(start);
