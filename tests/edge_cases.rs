@@ -2,7 +2,9 @@
 
 use std::ops::ControlFlow;
 
-use quadstress::{Config, ItemId, Quadtree, QuadtreeError, Rect, MAX_CAPACITY, MAX_DEPTH};
+use quadstress::{
+    Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_CAPACITY, MAX_DEPTH,
+};
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 100.0);
 
@@ -213,9 +215,27 @@ fn stale_handles_never_reach_other_items() {
     drop(big);
 }
 
+const PLACEMENTS: [Placement; 2] = [Placement::Exact, Placement::Loose];
+
+fn tree_with(placement: Placement) -> Quadtree<u32> {
+    Quadtree::with_config(
+        WORLD,
+        Config {
+            placement,
+            ..Config::default()
+        },
+    )
+    .unwrap()
+}
+
 #[test]
 fn items_outside_the_world_are_kept_and_found() {
-    let mut tree: Quadtree<u32> = Quadtree::new(WORLD).unwrap();
+    for placement in PLACEMENTS {
+        items_outside_the_world(tree_with(placement));
+    }
+}
+
+fn items_outside_the_world(mut tree: Quadtree<u32>) {
     let far = tree
         .insert(Rect::new(-1000.0, -1000.0, -990.0, -990.0), 1)
         .unwrap();
@@ -251,7 +271,12 @@ fn items_outside_the_world_are_kept_and_found() {
 
 #[test]
 fn a_million_items_at_one_point() {
-    let mut tree: Quadtree<u32> = Quadtree::new(WORLD).unwrap();
+    for placement in PLACEMENTS {
+        a_million_at_one_point(tree_with(placement));
+    }
+}
+
+fn a_million_at_one_point(mut tree: Quadtree<u32>) {
     let p = Rect::new(33.3, 66.6, 33.3, 66.6);
     let ids: Vec<_> = (0..1_000_000).map(|i| tree.insert(p, i).unwrap()).collect();
     tree.validate().unwrap();
@@ -345,4 +370,69 @@ fn nearest_with_any_k_matches_a_full_sort() {
         let got: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
         assert_eq!(got, want, "k = {k}");
     }
+}
+
+/// Under loose placement an item's level follows from its size alone: seed 004's 32x32 boxes
+/// in an 800x600 world all sit at level 4, none at the root, where an exact tree keeps every
+/// box that crosses a centre line. Both answer the same queries as a brute-force scan.
+#[test]
+fn loose_placement_levels_follow_size() {
+    let world = Rect::new(0.0, 0.0, 800.0, 600.0);
+    let mut rng = 12345u64;
+    let mut next = move |range: f32| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % 10_000) as f32 / 10_000.0 * range
+    };
+    let rects: Vec<Rect> = (0..20_000)
+        .map(|_| Rect::from_min_size(next(768.0), next(568.0), 32.0, 32.0))
+        .collect();
+    let mut trees = PLACEMENTS.map(|placement| {
+        let config = Config {
+            placement,
+            ..Config::default()
+        };
+        let mut tree = Quadtree::with_config(world, config).unwrap();
+        for (i, r) in rects.iter().enumerate() {
+            tree.insert(*r, i as u32).unwrap();
+        }
+        tree.validate().unwrap();
+        tree
+    });
+    let exact = trees[0].stats();
+    let loose = trees[1].stats();
+    assert!(exact.items_at_root > 1000, "{exact:?}");
+    assert_eq!(loose.items_at_root, 0);
+    assert_eq!(loose.items_per_depth[4], rects.len(), "{loose:?}");
+    for q in [
+        Rect::from_min_size(400.0, 300.0, 32.0, 32.0),
+        Rect::new(0.0, 0.0, 10.0, 10.0),
+        Rect::new(123.0, 456.0, 321.0, 460.0),
+    ] {
+        let mut want: Vec<u32> = (0..rects.len() as u32)
+            .filter(|&i| rects[i as usize].intersects(&q))
+            .collect();
+        want.sort();
+        for tree in &trees {
+            let mut got = Vec::new();
+            let _ = tree.for_each_in_rect(&q, |item| {
+                got.push(*item.value);
+                ControlFlow::Continue(())
+            });
+            got.sort();
+            assert_eq!(got, want);
+        }
+    }
+    // Moving every box a little keeps the loose levels and the invariants.
+    for tree in &mut trees {
+        let ids: Vec<ItemId> = tree.iter().map(|item| item.id).collect();
+        for id in ids {
+            let r = tree.rect(id).unwrap();
+            let moved = Rect::from_min_size((r.min_x + 3.0) % 768.0, r.min_y, 32.0, 32.0);
+            tree.update(id, moved).unwrap();
+        }
+        tree.validate().unwrap();
+    }
+    assert_eq!(trees[1].stats().items_per_depth[4], rects.len());
 }
