@@ -10,10 +10,14 @@ use std::ops::ControlFlow;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use quadstress::baseline::{SortAndSweep, UniformGrid};
-use quadstress::{Config, Quadtree, Rect};
+use quadstress::{Config, Placement, Quadtree, Rect};
 
 fn build(world: Rect, rects: &[Rect]) -> Quadtree<u32> {
-    let mut tree = Quadtree::with_config(world, Config::default()).unwrap();
+    build_with(world, Config::default(), rects)
+}
+
+fn build_with(world: Rect, config: Config, rects: &[Rect]) -> Quadtree<u32> {
+    let mut tree = Quadtree::with_config(world, config).unwrap();
     for (i, r) in rects.iter().enumerate() {
         tree.insert(*r, i as u32).unwrap();
     }
@@ -88,15 +92,24 @@ fn pairs(c: &mut Criterion) {
 
 fn query(c: &mut Criterion) {
     let (world, rects) = workloads::seed004(100_000, 4);
-    let tree = build(world, &rects);
     let q = Rect::from_min_size(200.0, 150.0, 32.0, 32.0);
     let mut out = Vec::with_capacity(4096);
-    c.bench_function("query_rect_32x32_in_100k", |b| {
-        b.iter(|| {
-            out.clear();
-            tree.query_rect(black_box(&q), &mut out).unwrap()
-        })
-    });
+    for (name, placement) in [
+        ("query_rect_32x32_in_100k", Placement::Exact),
+        ("query_rect_32x32_in_100k_loose", Placement::Loose),
+    ] {
+        let config = Config {
+            placement,
+            ..Config::default()
+        };
+        let tree = build_with(world, config, &rects);
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                out.clear();
+                tree.query_rect(black_box(&q), &mut out).unwrap()
+            })
+        });
+    }
     c.bench_function("brute_rect_32x32_in_100k", |b| {
         b.iter(|| rects.iter().filter(|r| r.intersects(black_box(&q))).count())
     });

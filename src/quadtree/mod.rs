@@ -282,6 +282,10 @@ struct CellRange {
 /// edges first share a cell (seed 002's "instant insertion" trick). A dense table per level
 /// then names the node of that cell, if it exists.
 ///
+/// With [`Placement::Loose`] in the [`Config`], nodes reach half a cell beyond their cells and
+/// an item's level follows from its size alone (its node is the one holding its centre), so
+/// no small item is stuck at the root for crossing a centre line.
+///
 /// Items partly or wholly outside the world rectangle are kept at the root, and every query
 /// still finds them.
 ///
