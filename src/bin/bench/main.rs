@@ -293,6 +293,42 @@ fn seed004() {
             "levels",
         );
     }
+    seed004_floor(&rects);
+}
+
+/// A floor for any one-by-one build that keeps items in per-node lists: no tree at all, each
+/// box appended with a handle and a payload (28 bytes, as the tree stores it) to the list of
+/// its level-4 cell (256 lists, like the loose tree's leaves), plus a 12-byte slot record per
+/// item, as the tree's handle table keeps. Into fresh memory and into lists already grown.
+fn seed004_floor(rects: &[Rect]) {
+    // Written, never read back: only the stores are being timed.
+    #[allow(dead_code)]
+    struct Stored(Rect, [u32; 2], u32);
+    #[allow(dead_code)]
+    struct Slot([u32; 3]);
+    let fill = |lists: &mut Vec<Vec<Stored>>, slots: &mut Vec<Slot>| {
+        for (i, r) in rects.iter().enumerate() {
+            let cx = ((r.min_x + r.max_x) * (8.0 / 800.0)) as usize;
+            let cy = ((r.min_y + r.max_y) * (8.0 / 600.0)) as usize;
+            let list = &mut lists[(cy.min(15) << 4) | cx.min(15)];
+            slots.push(Slot([0, 0, list.len() as u32]));
+            list.push(Stored(*r, [i as u32, 0], i as u32));
+        }
+    };
+    let (fresh, (mut lists, mut slots)) = median(5, || {
+        let mut lists: Vec<Vec<Stored>> = (0..256).map(|_| Vec::new()).collect();
+        let mut slots = Vec::new();
+        fill(&mut lists, &mut slots);
+        (lists, slots)
+    });
+    let (refill, _) = median(5, || {
+        lists.iter_mut().for_each(Vec::clear);
+        slots.clear();
+        fill(&mut lists, &mut slots);
+        std::hint::black_box((&lists, &slots));
+    });
+    line("seed004.floor.append_only_new_lists", ms(fresh), "ms");
+    line("seed004.floor.append_only_reused_lists", ms(refill), "ms");
 }
 
 /// 2. 10,000 inserts of 8x8 particles into an empty 800x600 tree.
