@@ -8,13 +8,18 @@ impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
     /// (closed: touching counts), until `f` returns `Break`. Allocates nothing.
     ///
-    /// Every item is stored once, in the smallest node containing it, so a pair is found
+    /// Under exact placement every item sits in the smallest node containing it, so a pair is found
     /// exactly once: either both items sit in the same node, or one sits in a strict ancestor
     /// of the other's node and finds it by walking down the subtree its rectangle overlaps.
     ///
+    /// Under [`Placement::Loose`] the regions of nodes of one level overlap, so each item also
+    /// looks at the neighbouring nodes of its level that its rectangle reaches, and a pair
+    /// between two such nodes is reported from the one with the smaller index.
+    ///
     /// # Runtime
     /// Per node, its items against each other; per item in an internal node, the items of the
-    /// descendants whose cells its rectangle overlaps.
+    /// descendants whose cells its rectangle overlaps (under loose placement, also those of
+    /// up to eight neighbouring nodes and their subtrees).
     ///
     /// ```
     /// use std::ops::ControlFlow;
@@ -113,7 +118,6 @@ impl<T> Quadtree<T> {
     /// of a neighbouring node of its own level and of that node's subtree. A pair between two
     /// nodes of one level is reported from the node with the smaller index; a pair between
     /// levels from the higher node, as in the exact case.
-    #[inline(never)]
     fn loose_neighbours<F>(
         &self,
         n: u32,
