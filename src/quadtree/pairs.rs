@@ -8,9 +8,10 @@ impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
     /// (closed: touching counts), until `f` returns `Break`. Allocates nothing.
     ///
-    /// Under exact placement every item sits in the smallest node containing it, so a pair is found
-    /// exactly once: either both items sit in the same node, or one sits in a strict ancestor
-    /// of the other's node and finds it by walking down the subtree its rectangle overlaps.
+    /// Under exact placement every item sits in the smallest node containing it, so a pair is
+    /// found exactly once: either both items sit in the same node, or one sits in a strict
+    /// ancestor of the other's node and finds it by walking down the subtree its rectangle
+    /// overlaps.
     ///
     /// Under [`Placement::Loose`] the regions of nodes of one level overlap, so each item also
     /// looks at the neighbouring nodes of its level that its rectangle reaches, and a pair
