@@ -130,20 +130,12 @@ impl<T> Quadtree<T> {
         F: FnMut(&Entry<T>) -> ControlFlow<()>,
     {
         let level = node.level;
-        let shift = self.config.max_depth - level;
-        let m = self.loose_margin(shift);
         let last = (1u32 << level) - 1;
-        let (x0, x1) = (
-            range.x0.saturating_sub(m) >> shift,
-            ((range.x1 + m) >> shift).min(last),
-        );
-        let (y0, y1) = (
-            range.y0.saturating_sub(m) >> shift,
-            ((range.y1 + m) >> shift).min(last),
-        );
+        let r = self.range_at_level(range, level);
+        let (x1, y1) = (r.x1.min(last), r.y1.min(last));
         let table = &self.level_tables[level as usize];
-        for cy in y0..=y1 {
-            for cx in x0..=x1 {
+        for cy in r.y0..=y1 {
+            for cx in r.x0..=x1 {
                 let other = table[((cy << level) | cx) as usize];
                 if other == NULL || other == n {
                     continue;

@@ -83,11 +83,19 @@ fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
 impl<T> Quadtree<T> {
     /// Visits every node in `start`'s subtree whose region overlaps `range`.
     #[inline]
-    pub(super) fn walk_nodes<F>(&self, start: u32, range: CellRange, mut f: F) -> ControlFlow<()>
+    pub(super) fn walk_nodes<F>(&self, start: u32, range: CellRange, f: F) -> ControlFlow<()>
     where
         F: FnMut(&Node<T>) -> ControlFlow<()>,
     {
-        let mut stack = NodeStack::new(start);
+        self.walk_stack(NodeStack::new(start), range, f)
+    }
+
+    /// Pops nodes off `stack`, hands each to `f` and pushes its overlapping children.
+    #[inline]
+    fn walk_stack<F>(&self, mut stack: NodeStack, range: CellRange, mut f: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Node<T>) -> ControlFlow<()>,
+    {
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
             f(node)?;
@@ -120,14 +128,27 @@ impl<T> Quadtree<T> {
     {
         let mut stack = NodeStack::empty();
         self.push_children(&mut stack, parent, range);
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n as usize];
+        self.walk_stack(stack, range, |node| {
             for entry in &node.items {
                 f(entry)?;
             }
-            self.push_children(&mut stack, node, range);
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// The cells of `level` whose regions can overlap `range` (deepest-level cells): the
+    /// range widened by that level's loose margin (none under exact placement), then shifted.
+    /// Not clamped to the level's last cell.
+    #[inline]
+    pub(super) fn range_at_level(&self, range: CellRange, level: u8) -> CellRange {
+        let shift = self.config.max_depth - level;
+        let m = self.loose_margin(shift);
+        CellRange {
+            x0: range.x0.saturating_sub(m) >> shift,
+            y0: range.y0.saturating_sub(m) >> shift,
+            x1: (range.x1 + m) >> shift,
+            y1: (range.y1 + m) >> shift,
         }
-        ControlFlow::Continue(())
     }
 
     /// Pushes the non-empty children of `node` whose regions overlap `range`.
@@ -136,20 +157,16 @@ impl<T> Quadtree<T> {
         if node.is_leaf() {
             return;
         }
-        // Children are one level down: compare the range's cells at that level, widened by
-        // the children's loose margin (zero under exact placement).
-        let shift = self.config.max_depth - node.level - 1;
-        let m = self.loose_margin(shift);
-        let (x0, x1) = (range.x0.saturating_sub(m) >> shift, (range.x1 + m) >> shift);
-        let (y0, y1) = (range.y0.saturating_sub(m) >> shift, (range.y1 + m) >> shift);
+        // Children are one level down: compare the range's cells at that level.
+        let r = self.range_at_level(range, node.level + 1);
         for q in 0..4 {
             let c = node.first_child + q;
             let child = &self.nodes[c as usize];
             if child.subtree_len > 0
-                && x0 <= child.cx
-                && child.cx <= x1
-                && y0 <= child.cy
-                && child.cy <= y1
+                && r.x0 <= child.cx
+                && child.cx <= r.x1
+                && r.y0 <= child.cy
+                && child.cy <= r.y1
             {
                 stack.push(c);
             }
