@@ -96,13 +96,16 @@ impl<T> Quadtree<T> {
             // rectangle overlaps.
             for a in items {
                 let range = self.cell_range(&a.rect);
-                let mut test = |b: &Entry<T>| {
-                    *tests += 1;
-                    if a.rect.intersects(&b.rect) {
-                        f(a.as_ref(), b.as_ref())
-                    } else {
-                        ControlFlow::Continue(())
+                // Counted per node, not per test: a store per test would cost as much as
+                // the test.
+                let mut test = |bs: &[Entry<T>]| {
+                    *tests += bs.len() as u64;
+                    for b in bs {
+                        if a.rect.intersects(&b.rect) {
+                            f(a.as_ref(), b.as_ref())?;
+                        }
                     }
+                    ControlFlow::Continue(())
                 };
                 if has_below {
                     self.walk_below(node, range, &mut test)?;
@@ -127,7 +130,7 @@ impl<T> Quadtree<T> {
         f: &mut F,
     ) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+        F: FnMut(&[Entry<T>]) -> ControlFlow<()>,
     {
         let level = node.level;
         let last = (1u32 << level) - 1;
@@ -141,9 +144,7 @@ impl<T> Quadtree<T> {
                     continue;
                 }
                 if other > n {
-                    for b in &self.nodes[other as usize].items {
-                        f(b)?;
-                    }
+                    f(&self.nodes[other as usize].items)?;
                 }
                 self.walk_below(&self.nodes[other as usize], range, &mut *f)?;
             }

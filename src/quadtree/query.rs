@@ -114,8 +114,8 @@ impl<T> Quadtree<T> {
         self.walk_nodes(0, range, |node| scan_hits(&node.items, &hit, &mut f))
     }
 
-    /// Visits every entry below `parent` (not `parent`'s own) in the nodes whose regions
-    /// overlap `range`: a superset of the answer, callers filter each entry exactly.
+    /// Hands `f` the items of every node below `parent` (not `parent`'s own) whose region
+    /// overlaps `range`: a superset of the answer, callers filter each entry exactly.
     #[inline]
     pub(super) fn walk_below<F>(
         &self,
@@ -124,16 +124,11 @@ impl<T> Quadtree<T> {
         mut f: F,
     ) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+        F: FnMut(&[Entry<T>]) -> ControlFlow<()>,
     {
         let mut stack = NodeStack::empty();
         self.push_children(&mut stack, parent, range);
-        self.walk_stack(stack, range, |node| {
-            for entry in &node.items {
-                f(entry)?;
-            }
-            ControlFlow::Continue(())
-        })
+        self.walk_stack(stack, range, |node| f(&node.items))
     }
 
     /// The cells of `level` whose regions can overlap `range` (deepest-level cells): the
