@@ -123,7 +123,7 @@ impl<T> Quadtree<T> {
         self.len += added;
         // Stage 3: everything already stored joins the staging area, and all is placed anew.
         self.collapse_all();
-        staging.append(&mut self.nodes[0].items);
+        self.nodes[0].items.move_into(&mut staging);
         self.nodes[0].subtree_len = 0;
         self.bulk.staging = staging;
         self.place_staged();

@@ -7,10 +7,13 @@
 mod bulk;
 mod error;
 mod geom;
+mod items;
 mod pairs;
 mod query;
 mod validate;
 mod walk;
+
+use items::ItemList;
 
 pub use error::QuadtreeError;
 pub use geom::Rect;
@@ -199,7 +202,7 @@ struct Node<T> {
     cy: u32,
     /// Items in this node and all its descendants: drives merging.
     subtree_len: u32,
-    items: Vec<Entry<T>>,
+    items: ItemList<T>,
 }
 
 impl<T> Node<T> {
@@ -212,7 +215,7 @@ impl<T> Node<T> {
             cx,
             cy,
             subtree_len: 0,
-            items: Vec::new(),
+            items: ItemList::default(),
         }
     }
 
@@ -762,7 +765,7 @@ impl<T> Quadtree<T> {
                     self.scratch.push(self.nodes[c].first_child);
                     self.nodes[c].first_child = NULL;
                 }
-                for entry in self.nodes[c].items.drain(..) {
+                for entry in self.nodes[c].items.drain() {
                     let slot = &mut self.slots[entry.id.index as usize];
                     slot.node = target;
                     slot.pos = items.len() as u32;
@@ -868,7 +871,9 @@ impl<T> Quadtree<T> {
         let p = self.place_of(&rect);
         let old = slot.node;
         if self.fits(&self.nodes[old as usize], p) {
-            self.nodes[old as usize].items[slot.pos as usize].rect = rect;
+            self.nodes[old as usize]
+                .items
+                .set_rect(slot.pos as usize, rect);
             return Ok(());
         }
         // The item changes node. The new node cannot be inside a subtree that the merge below
@@ -950,7 +955,7 @@ impl<T> Quadtree<T> {
         let mut all = std::mem::take(&mut self.nodes[0].items);
         self.config = config;
         self.reset_nodes();
-        self.bulk.staging.append(&mut all);
+        all.move_into(&mut self.bulk.staging);
         self.place_staged();
         Ok(())
     }
@@ -979,7 +984,9 @@ impl<T> Quadtree<T> {
     /// ```
     pub fn get_mut(&mut self, id: ItemId) -> Option<&mut T> {
         let slot = self.live_slot(id)?;
-        Some(&mut self.nodes[slot.node as usize].items[slot.pos as usize].value)
+        self.nodes[slot.node as usize]
+            .items
+            .value_mut(slot.pos as usize)
     }
 
     /// The rectangle of an item, or `None` for a stale handle.

@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use super::{CellRange, Entry, ItemId, ItemRef, Node, Placement, Quadtree, NULL};
+use super::{CellRange, ItemId, ItemList, ItemRef, Node, Placement, Quadtree, NULL};
 
 impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
@@ -81,11 +81,7 @@ impl<T> Quadtree<T> {
             *tests += len * len.saturating_sub(1) / 2;
             // Stage 1: pairs inside the node.
             for (i, a) in items.iter().enumerate() {
-                for b in &items[i + 1..] {
-                    if a.rect.intersects(&b.rect) {
-                        f(a.as_ref(), b.as_ref())?;
-                    }
-                }
+                items.for_each_hit(&a.rect, i + 1, |b| f(a.as_ref(), b.as_ref()))?;
             }
             let has_below = !node.is_leaf() && node.subtree_len as usize > items.len();
             if !loose && !has_below {
@@ -94,18 +90,13 @@ impl<T> Quadtree<T> {
             // Stage 2: each item here against the items below this node (and, under loose
             // placement, in and below the neighbouring nodes of this level) whose regions its
             // rectangle overlaps.
-            for a in items {
+            for a in items.iter() {
                 let range = self.cell_range(&a.rect);
                 // Counted per node, not per test: a store per test would cost as much as
                 // the test.
-                let mut test = |bs: &[Entry<T>]| {
+                let mut test = |bs: &ItemList<T>| {
                     *tests += bs.len() as u64;
-                    for b in bs {
-                        if a.rect.intersects(&b.rect) {
-                            f(a.as_ref(), b.as_ref())?;
-                        }
-                    }
-                    ControlFlow::Continue(())
+                    bs.for_each_hit(&a.rect, 0, |b| f(a.as_ref(), b.as_ref()))
                 };
                 if has_below {
                     self.walk_below(node, range, &mut test)?;
@@ -130,7 +121,7 @@ impl<T> Quadtree<T> {
         f: &mut F,
     ) -> ControlFlow<()>
     where
-        F: FnMut(&[Entry<T>]) -> ControlFlow<()>,
+        F: FnMut(&ItemList<T>) -> ControlFlow<()>,
     {
         let level = node.level;
         let last = (1u32 << level) - 1;

@@ -7,7 +7,8 @@ use std::collections::BinaryHeap;
 use std::ops::ControlFlow;
 
 use super::{
-    CellRange, Entry, ItemId, ItemRef, Node, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL,
+    CellRange, Entry, ItemId, ItemList, ItemRef, Node, Quadtree, QuadtreeError, Rect, MAX_DEPTH,
+    NULL,
 };
 
 /// A DFS pops one node and pushes at most four, and never goes deeper than `MAX_DEPTH`,
@@ -124,7 +125,7 @@ impl<T> Quadtree<T> {
         mut f: F,
     ) -> ControlFlow<()>
     where
-        F: FnMut(&[Entry<T>]) -> ControlFlow<()>,
+        F: FnMut(&ItemList<T>) -> ControlFlow<()>,
     {
         let mut stack = NodeStack::empty();
         self.push_children(&mut stack, parent, range);
@@ -483,7 +484,7 @@ impl<T> Quadtree<T> {
             if heap.len() == k && self.node_distance_squared(n, x, y, slack) > worst(&heap) {
                 continue;
             }
-            for e in &node.items {
+            for e in node.items.iter() {
                 let d = e.rect.distance_squared(x, y);
                 if heap.len() < k {
                     heap.push(Candidate(d, e.id));

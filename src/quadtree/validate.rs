@@ -114,6 +114,10 @@ impl<T> Quadtree<T> {
                 node.items.len()
             );
 
+            ensure!(
+                node.items.lanes_consistent(),
+                "node {n}: the blocks of four rectangles differ from the items"
+            );
             for (pos, e) in node.items.iter().enumerate() {
                 items_seen += 1;
                 let slot = self.slots.get(e.id.index as usize);
