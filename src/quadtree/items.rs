@@ -4,7 +4,7 @@
 
 use std::ops::{ControlFlow, Deref};
 
-use super::{Entry, Rect};
+use super::{Entry, ItemId, Rect};
 
 /// Four rectangles, one array per edge. A lane without an item holds [`Lanes::EMPTY`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -197,6 +197,32 @@ impl<T> ItemList<T> {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Appends the handle of every entry whose rectangle intersects `r` (closed). Near a query
+    /// about half the entries hit, so the handles are gathered without a branch per entry.
+    #[inline]
+    pub(super) fn gather_hits(&self, r: &Rect, out: &mut Vec<ItemId>) {
+        const BLOCKS: usize = 16;
+        let mut found = [ItemId {
+            index: 0,
+            generation: 0,
+        }; 4 * BLOCKS];
+        for (lanes, entries) in self
+            .lanes
+            .chunks(BLOCKS)
+            .zip(self.entries.chunks(4 * BLOCKS))
+        {
+            let mut k = 0;
+            for (b, lanes) in lanes.iter().enumerate() {
+                let mask = lanes.hits(r);
+                for (l, e) in entries[4 * b..].iter().take(4).enumerate() {
+                    found[k] = e.id;
+                    k += ((mask >> l) & 1) as usize;
+                }
+            }
+            out.extend_from_slice(&found[..k]);
+        }
     }
 
     /// Whether the lanes match the entries, lane for lane, with empty lanes past the end.

@@ -233,19 +233,7 @@ impl<T> Quadtree<T> {
         // hits go straight from the branch-free gather into `out` (measured 1.4x faster on
         // seed 004's query).
         let _ = self.walk_nodes(0, self.cell_range(query), |node| {
-            const CHUNK: usize = 64;
-            let mut found = [ItemId {
-                index: 0,
-                generation: 0,
-            }; CHUNK];
-            for chunk in node.items.chunks(CHUNK) {
-                let mut k = 0;
-                for e in chunk {
-                    found[k] = e.id;
-                    k += usize::from(e.rect.intersects(query));
-                }
-                out.extend_from_slice(&found[..k]);
-            }
+            node.items.gather_hits(query, out);
             ControlFlow::Continue(())
         });
         Ok(out.len() - before)
