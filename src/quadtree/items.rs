@@ -1,6 +1,6 @@
 //! A node's item list: the entries, plus their rectangles again in blocks of four with one
 //! array per edge, so that one rectangle is tested against four stored ones with a few vector
-//! instructions (the pair search and the region queries spend most of their time there).
+//! instructions (the pair search and `query_rect` spend most of their time there).
 
 use std::ops::{ControlFlow, Deref};
 
