@@ -13,10 +13,13 @@ pub(super) struct BulkScratch<T> {
     pub(super) staging: Vec<Entry<T>>,
     keys: Vec<u32>,
     levels: Vec<u8>,
-    /// Item indices sorted by key.
+    /// Each item's position in key order, by input index.
     order: Vec<u32>,
+    /// Each item's level, in key order.
+    sorted_levels: Vec<u8>,
     /// After the sort: `ends[k]` is one past the last sorted position of bucket `k`.
     ends: Vec<u32>,
+    /// Each item's node, in key order.
     dest: Vec<u32>,
 }
 
@@ -27,6 +30,7 @@ impl<T> Default for BulkScratch<T> {
             keys: Vec::new(),
             levels: Vec::new(),
             order: Vec::new(),
+            sorted_levels: Vec::new(),
             ends: Vec::new(),
             dest: Vec::new(),
         }
@@ -158,11 +162,16 @@ impl<T> Quadtree<T> {
         for k in 0..buckets {
             b.ends[k + 1] += b.ends[k];
         }
+        // The scatter writes each item's sorted position by input index, and its level by
+        // sorted position, so that the shape stage below reads and writes sequentially.
         b.order.clear();
         b.order.resize(n, 0);
-        for (i, &k) in b.keys.iter().enumerate() {
+        b.sorted_levels.clear();
+        b.sorted_levels.resize(n, 0);
+        for (i, (&k, &level)) in b.keys.iter().zip(&b.levels).enumerate() {
             let at = &mut b.ends[k as usize];
-            b.order[*at as usize] = i as u32;
+            b.order[i] = *at;
+            b.sorted_levels[*at as usize] = level;
             *at += 1;
         }
         let start_of = |ends: &[u32], k: usize| if k == 0 { 0 } else { ends[k - 1] as usize };
@@ -185,20 +194,17 @@ impl<T> Quadtree<T> {
             let (a, e) = (start_of(&b.ends, first_key), start_of(&b.ends, last_key));
             let f = b.ends[first_key] as usize;
             let (mut above, mut own) = (0u32, 0u32);
-            for &i in &b.order[a..f] {
-                match b.levels[i as usize].cmp(&level) {
-                    std::cmp::Ordering::Less => above += 1,
-                    std::cmp::Ordering::Equal => own += 1,
-                    std::cmp::Ordering::Greater => {}
-                }
+            for &l in &b.sorted_levels[a..f] {
+                above += u32::from(l < level);
+                own += u32::from(l == level);
             }
             let total = (e - a) as u32 - above;
             self.nodes[nd as usize].subtree_len = total;
             if total > cap && level < self.config.max_depth {
                 let first = self.alloc_children(nd);
-                for &i in &b.order[a..f] {
-                    if b.levels[i as usize] == level {
-                        b.dest[i as usize] = nd;
+                for (d, &l) in b.dest[a..f].iter_mut().zip(&b.sorted_levels[a..f]) {
+                    if l == level {
+                        *d = nd;
                     }
                 }
                 self.nodes[nd as usize].items.reserve(own as usize);
@@ -206,9 +212,9 @@ impl<T> Quadtree<T> {
                     self.scratch.push(first + q);
                 }
             } else {
-                for &i in &b.order[a..e] {
-                    if b.levels[i as usize] >= level {
-                        b.dest[i as usize] = nd;
+                for (d, &l) in b.dest[a..e].iter_mut().zip(&b.sorted_levels[a..e]) {
+                    if l >= level {
+                        *d = nd;
                     }
                 }
                 self.nodes[nd as usize].items.reserve(total as usize);
@@ -216,8 +222,8 @@ impl<T> Quadtree<T> {
         }
 
         // Stage 4: move each entry once, into its node.
-        for (i, entry) in b.staging.drain(..).enumerate() {
-            self.attach(b.dest[i], entry);
+        for (entry, &pos) in b.staging.drain(..).zip(&b.order) {
+            self.attach(b.dest[pos as usize], entry);
         }
         self.bulk = b;
     }

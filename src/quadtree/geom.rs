@@ -122,10 +122,11 @@ impl Rect {
     /// ```
     #[inline]
     pub fn contains_rect(&self, other: &Rect) -> bool {
-        self.min_x <= other.min_x
-            && other.max_x <= self.max_x
-            && self.min_y <= other.min_y
-            && other.max_y <= self.max_y
+        // `&` rather than `&&`: four compares are cheaper than the branches between them.
+        (self.min_x <= other.min_x)
+            & (other.max_x <= self.max_x)
+            & (self.min_y <= other.min_y)
+            & (other.max_y <= self.max_y)
     }
 
     /// Whether the point lies in this closed rectangle (edges included).
