@@ -113,9 +113,13 @@ impl<T> ItemList<T> {
     pub(super) fn push(&mut self, entry: Entry<T>) {
         let p = self.entries.len();
         if p % 4 == 0 {
-            self.lanes.push(Lanes::EMPTY);
+            // A new block is written once, whole, rather than emptied and then set.
+            let mut lanes = Lanes::EMPTY;
+            lanes.set(0, &entry.rect);
+            self.lanes.push(lanes);
+        } else if let Some(lanes) = self.lanes.last_mut() {
+            lanes.set(p % 4, &entry.rect);
         }
-        self.lanes[p / 4].set(p % 4, &entry.rect);
         self.entries.push(entry);
     }
 
