@@ -15,6 +15,10 @@ use super::{
 /// so it never holds more than `3 * MAX_DEPTH + 4` nodes.
 const STACK_LEN: usize = 4 * MAX_DEPTH as usize + 4;
 
+/// Up to this many deepest-level cells, [`Quadtree::walk_below`] reads the level tables cell
+/// by cell instead of walking down the nodes.
+const TABLE_WALK_CELLS: u64 = 64;
+
 /// A small stack of node indices that lives on the call stack.
 pub(super) struct NodeStack {
     buf: [u32; STACK_LEN],
@@ -116,7 +120,8 @@ impl<T> Quadtree<T> {
     }
 
     /// Hands `f` the items of every node below `parent` (not `parent`'s own) whose region
-    /// overlaps `range`: a superset of the answer, callers filter each entry exactly.
+    /// overlaps `range`: a superset of the answer, callers filter each entry exactly. Nodes
+    /// whose subtrees are empty may be handed over too (with no items).
     #[inline]
     pub(super) fn walk_below<F>(
         &self,
@@ -127,6 +132,38 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(&ItemList<T>) -> ControlFlow<()>,
     {
+        // Stage 1: a small range reads each level's table directly, level by level: no stack
+        // and no child tests, which is most of the walk's cost for small items. A node exists
+        // only if its parent does, so a level without a node in range ends the walk.
+        let deep = self.range_at_level(range, self.deepest);
+        let cells = u64::from(deep.x1 - deep.x0 + 1) * u64::from(deep.y1 - deep.y0 + 1);
+        if cells <= TABLE_WALK_CELLS {
+            for level in parent.level + 1..=self.deepest {
+                // Only `parent`'s descendants: its cell, `2^s` cells wide at this level.
+                let s = level - parent.level;
+                let r = self.range_at_level(range, level);
+                let x0 = r.x0.max(parent.cx << s);
+                let x1 = r.x1.min(((parent.cx + 1) << s) - 1);
+                let y0 = r.y0.max(parent.cy << s);
+                let y1 = r.y1.min(((parent.cy + 1) << s) - 1);
+                let table = &self.level_tables[level as usize];
+                let mut any = false;
+                for cy in y0..=y1 {
+                    for cx in x0..=x1 {
+                        let n = table[((cy << level) | cx) as usize];
+                        if n != NULL {
+                            any = true;
+                            f(&self.nodes[n as usize].items)?;
+                        }
+                    }
+                }
+                if !any {
+                    break;
+                }
+            }
+            return ControlFlow::Continue(());
+        }
+        // Stage 2: otherwise walk down from `parent`, visiting only nodes that exist.
         let mut stack = NodeStack::empty();
         self.push_children(&mut stack, parent, range);
         self.walk_stack(stack, range, |node| f(&node.items))
