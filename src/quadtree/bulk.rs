@@ -5,7 +5,7 @@
 //! range of buckets, so the shape of the tree follows from bucket counts, top-down, and each
 //! item is moved exactly once, into its final node.
 
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, NULL};
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL};
 
 /// Reused buffers of the bulk path, so rebuilding every frame allocates nothing.
 #[derive(Debug)]
@@ -38,7 +38,7 @@ impl<T> Default for BulkScratch<T> {
 }
 
 /// Spreads the low 16 bits of `v` to the even bit positions.
-fn spread(v: u32) -> u32 {
+const fn spread(v: u32) -> u32 {
     let mut v = v & 0xffff;
     v = (v | (v << 8)) & 0x00ff_00ff;
     v = (v | (v << 4)) & 0x0f0f_0f0f;
@@ -46,10 +46,22 @@ fn spread(v: u32) -> u32 {
     (v | (v << 1)) & 0x5555_5555
 }
 
+/// [`spread`] of every cell coordinate the deepest level can have: one load instead of
+/// eight shifts and masks per coordinate (4 KiB).
+static SPREAD: [u32; 1 << MAX_DEPTH] = {
+    let mut t = [0; 1 << MAX_DEPTH];
+    let mut i = 0;
+    while i < t.len() {
+        t[i] = spread(i as u32);
+        i += 1;
+    }
+    t
+};
+
 /// Morton key of a cell: x bits even, y bits odd, so the two bits a level adds are exactly the
 /// child quadrant `(x bit) | (y bit) << 1`, and children's ranges come in quadrant order.
 fn morton(cx: u32, cy: u32) -> u32 {
-    spread(cx) | (spread(cy) << 1)
+    SPREAD[cx as usize] | (SPREAD[cy as usize] << 1)
 }
 
 impl<T> Quadtree<T> {
@@ -226,5 +238,22 @@ impl<T> Quadtree<T> {
             self.attach(b.dest[pos as usize], entry);
         }
         self.bulk = b;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn morton_interleaves_x_even_y_odd() {
+        assert_eq!(morton(1, 0), 0b01);
+        assert_eq!(morton(0, 1), 0b10);
+        assert_eq!(morton(0b101, 0b011), 0b01_10_11);
+        let last = (1u32 << MAX_DEPTH) - 1;
+        assert_eq!(morton(last, last), (1 << (2 * MAX_DEPTH as u32)) - 1);
+        for v in [0, 1, 2, 3, 511, 512, last] {
+            assert_eq!(SPREAD[v as usize], spread(v));
+        }
     }
 }
