@@ -130,6 +130,48 @@ fn headless_mode_needs_no_display() {
     assert!(stdout.contains("particles: 3000 count"));
 }
 
+/// Both placements find the same contacts on the first frame (before any response makes the
+/// runs differ), and the run reports which placement it used.
+#[test]
+fn headless_placements_find_the_same_contacts() {
+    let contacts = |placement: &str| {
+        let out = Command::new(BIN)
+            .args([
+                "--headless",
+                "--particles",
+                "20000",
+                "--frames",
+                "1",
+                "--seed",
+                "5",
+                "--placement",
+                placement,
+            ])
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            stdout.contains(&format!("tree_placement: {placement}\n")),
+            "{stdout}"
+        );
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("contacts.mean: "))
+            .unwrap_or_else(|| panic!("no contacts in\n{stdout}"))
+            .to_owned();
+        line
+    };
+    let exact = contacts("exact");
+    assert_ne!(exact, "contacts.mean: 0.0 pairs", "too sparse to compare");
+    assert_eq!(exact, contacts("loose"));
+}
+
 #[test]
 fn bad_flags_are_refused_with_a_message() {
     for args in [
@@ -137,6 +179,7 @@ fn bad_flags_are_refused_with_a_message() {
         &["--headless", "--coverage", "0", "--frames", "1"],
         &["--right-click", "1,nan"],
         &["--right-click", "12"],
+        &["--headless", "--placement", "sideways", "--frames", "1"],
     ] {
         let out = Command::new(BIN)
             .args(args)

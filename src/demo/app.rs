@@ -8,7 +8,7 @@ use macroquad::input::{
 };
 use macroquad::time::get_time;
 use quadstress::sim::{SimConfig, SimError, Simulation};
-use quadstress::{Config, Rect, MAX_DEPTH};
+use quadstress::{Config, Placement, Rect, MAX_DEPTH};
 
 use super::controls::{Action, Input, Trigger, BINDINGS};
 use super::view::View;
@@ -209,6 +209,20 @@ impl App {
                     Err(e) => self.say(now, format_args!("tree settings refused: {e}")),
                 }
             }
+            Action::TogglePlacement => {
+                let mut c = self.sim.config().tree;
+                c.placement = match c.placement {
+                    Placement::Exact => Placement::Loose,
+                    Placement::Loose => Placement::Exact,
+                };
+                match self.sim.set_tree_config(c) {
+                    Ok(()) => self.say(
+                        now,
+                        format_args!("tree rebuilt: {} placement", placement_name(c.placement)),
+                    ),
+                    Err(e) => self.say(now, format_args!("tree settings refused: {e}")),
+                }
+            }
             Action::ToggleHelp => self.show_help = !self.show_help,
         }
     }
@@ -310,5 +324,13 @@ impl App {
     pub fn record_frame(&mut self, seconds: f32) {
         self.frame_ms[self.frame_index % GRAPH_FRAMES] = seconds * 1e3;
         self.frame_index += 1;
+    }
+}
+
+/// How the HUD and messages name a placement.
+pub fn placement_name(placement: Placement) -> &'static str {
+    match placement {
+        Placement::Exact => "exact",
+        Placement::Loose => "loose",
     }
 }

@@ -3,6 +3,7 @@
 
 use clap::{Parser, ValueEnum};
 use quadstress::sim::Broadphase;
+use quadstress::Placement;
 
 /// The quadstress demo: particles in a quadtree, live.
 ///
@@ -54,6 +55,11 @@ pub struct Args {
     #[arg(long)]
     pub depth: Option<u8>,
 
+    /// Where the quadtree puts an item: the smallest node containing it, or a loose node
+    /// chosen by its centre and size.
+    #[arg(long, value_enum, default_value_t = PlacementArg::Exact)]
+    pub placement: PlacementArg,
+
     /// Headless: time step in seconds.
     #[arg(long, default_value_t = 1.0 / 60.0)]
     pub dt: f32,
@@ -78,6 +84,24 @@ pub enum Switch {
     On,
     /// Off.
     Off,
+}
+
+/// Placement names on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlacementArg {
+    /// The smallest node whose cell contains the item.
+    Exact,
+    /// A loose quadtree: nodes enlarged by half a cell, items placed by centre and size.
+    Loose,
+}
+
+impl From<PlacementArg> for Placement {
+    fn from(p: PlacementArg) -> Self {
+        match p {
+            PlacementArg::Exact => Placement::Exact,
+            PlacementArg::Loose => Placement::Loose,
+        }
+    }
 }
 
 /// Broad-phase names on the command line.

@@ -46,6 +46,8 @@ pub enum Action {
     DepthDown,
     /// One level deeper.
     DepthUp,
+    /// Exact / loose placement.
+    TogglePlacement,
     /// Help overlay on/off.
     ToggleHelp,
 }
@@ -242,6 +244,13 @@ pub const BINDINGS: &[Binding] = &[
         Trigger::Pressed,
         Action::DepthUp,
         "depth limit + 1 (tree rebuilt)",
+    ),
+    key(
+        KeyCode::L,
+        "L",
+        Trigger::Pressed,
+        Action::TogglePlacement,
+        "placement: exact (smallest containing node) / loose (tree rebuilt)",
     ),
     key(
         KeyCode::H,

@@ -11,7 +11,7 @@ use macroquad::window::{clear_background, screen_height, screen_width};
 
 use quadstress::TreeStats;
 
-use super::app::{App, GRAPH_FRAMES, WORLD};
+use super::app::{placement_name, App, GRAPH_FRAMES, WORLD};
 use super::canvas::Canvas;
 use super::controls::help_lines;
 use super::view::View;
@@ -121,7 +121,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         "FPS {}   frame {:.1} ms{}\n\
          particles {}   spawn at cursor {:.0}/s\n\
          nodes {}   deepest level {}   at root {}\n\
-         capacity {}   depth limit {}\n\
+         capacity {}   depth limit {}   placement {}\n\
          tree update {:.2} ms   pair search {:.2} ms\n\
          resolve {:.2} ms   contacts {}\n\
          pairs tested {}  of  {:.0} ({:.4}%)\n\
@@ -137,6 +137,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         stats.items_at_root,
         tree.capacity,
         tree.max_depth,
+        placement_name(tree.placement),
         app.times.update_ms,
         app.times.pairs_ms,
         app.times.resolve_ms,

@@ -6,6 +6,7 @@ use std::time::Instant;
 use quadstress::sim::{SimConfig, Simulation};
 use quadstress::Config;
 
+use super::app::placement_name;
 use super::cli::{Args, Switch};
 
 /// Median and 99th percentile of a list of milliseconds (sorted in place).
@@ -38,7 +39,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     config.tree = Config {
         capacity: args.capacity.unwrap_or(8),
         max_depth: args.depth.unwrap_or(auto_depth),
-        ..Config::default()
+        placement: args.placement.into(),
     };
     let mut sim = Simulation::new(config).map_err(|e| e.to_string())?;
     sim.spawn_burst(args.particles).map_err(|e| e.to_string())?;
@@ -50,6 +51,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     println!("gravity: {}", if config.gravity_on { "on" } else { "off" });
     println!("tree_capacity: {} items", config.tree.capacity);
     println!("tree_depth_limit: {} levels", config.tree.max_depth);
+    println!("tree_placement: {}", placement_name(config.tree.placement));
 
     let n = frames as usize;
     let (mut integrate, mut update, mut pairs, mut resolve, mut step) = (

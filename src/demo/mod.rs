@@ -39,7 +39,7 @@ pub fn run_window(args: Args) -> Result<(), String> {
     let tree = Config {
         capacity: args.capacity.unwrap_or(32),
         max_depth: args.depth.unwrap_or(6),
-        ..Config::default()
+        placement: args.placement.into(),
     };
     let gravity = args.gravity != Some(Switch::Off);
     let mut app =
