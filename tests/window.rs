@@ -89,18 +89,11 @@ fn temp_png(name: &str) -> std::path::PathBuf {
     dir.join(name)
 }
 
-#[test]
-fn headless_mode_needs_no_display() {
+/// Runs the binary headless with no display server and returns its standard output.
+fn headless(args: &[&str]) -> String {
     let out = Command::new(BIN)
-        .args([
-            "--headless",
-            "--particles",
-            "3000",
-            "--frames",
-            "20",
-            "--seed",
-            "3",
-        ])
+        .arg("--headless")
+        .args(args)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .output()
@@ -110,7 +103,12 @@ fn headless_mode_needs_no_display() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn headless_mode_needs_no_display() {
+    let stdout = headless(&["--particles", "3000", "--frames", "20", "--seed", "3"]);
     for name in [
         "tree_update.median",
         "pair_search.p99",
@@ -135,37 +133,25 @@ fn headless_mode_needs_no_display() {
 #[test]
 fn headless_placements_find_the_same_contacts() {
     let contacts = |placement: &str| {
-        let out = Command::new(BIN)
-            .args([
-                "--headless",
-                "--particles",
-                "20000",
-                "--frames",
-                "1",
-                "--seed",
-                "5",
-                "--placement",
-                placement,
-            ])
-            .env_remove("DISPLAY")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stdout = headless(&[
+            "--particles",
+            "20000",
+            "--frames",
+            "1",
+            "--seed",
+            "5",
+            "--placement",
+            placement,
+        ]);
         assert!(
             stdout.contains(&format!("tree_placement: {placement}\n")),
             "{stdout}"
         );
-        let line = stdout
+        stdout
             .lines()
             .find(|l| l.starts_with("contacts.mean: "))
             .unwrap_or_else(|| panic!("no contacts in\n{stdout}"))
-            .to_owned();
-        line
+            .to_owned()
     };
     let exact = contacts("exact");
     assert_ne!(exact, "contacts.mean: 0.0 pairs", "too sparse to compare");
