@@ -14,7 +14,7 @@ pub(super) struct BulkScratch<T> {
     keys: Vec<u32>,
     levels: Vec<u8>,
     /// Each item's position in key order, by input index.
-    order: Vec<u32>,
+    sorted_pos: Vec<u32>,
     /// Each item's level, in key order.
     sorted_levels: Vec<u8>,
     /// After the sort: `ends[k]` is one past the last sorted position of bucket `k`.
@@ -29,7 +29,7 @@ impl<T> Default for BulkScratch<T> {
             staging: Vec::new(),
             keys: Vec::new(),
             levels: Vec::new(),
-            order: Vec::new(),
+            sorted_pos: Vec::new(),
             sorted_levels: Vec::new(),
             ends: Vec::new(),
             dest: Vec::new(),
@@ -176,13 +176,13 @@ impl<T> Quadtree<T> {
         }
         // The scatter writes each item's sorted position by input index, and its level by
         // sorted position, so that the shape stage below reads and writes sequentially.
-        b.order.clear();
-        b.order.resize(n, 0);
+        b.sorted_pos.clear();
+        b.sorted_pos.resize(n, 0);
         b.sorted_levels.clear();
         b.sorted_levels.resize(n, 0);
         for (i, (&k, &level)) in b.keys.iter().zip(&b.levels).enumerate() {
             let at = &mut b.ends[k as usize];
-            b.order[i] = *at;
+            b.sorted_pos[i] = *at;
             b.sorted_levels[*at as usize] = level;
             *at += 1;
         }
@@ -234,7 +234,7 @@ impl<T> Quadtree<T> {
         }
 
         // Stage 4: move each entry once, into its node.
-        for (entry, &pos) in b.staging.drain(..).zip(&b.order) {
+        for (entry, &pos) in b.staging.drain(..).zip(&b.sorted_pos) {
             self.attach(b.dest[pos as usize], entry);
         }
         self.bulk = b;
