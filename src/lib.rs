@@ -33,9 +33,10 @@
 //! With `default-features = false` the crate has no dependencies at all.
 //!
 //! ## Unsafe code
-//! Denied everywhere but one function: the test of one rectangle against four stored ones
-//! with SSE intrinsics on x86_64 (`quadtree/items.rs`), which the compiler does not
-//! vectorize from portable code. Other targets use the portable form.
+//! Denied everywhere but one small module, `quadtree/items.rs`: the test of one rectangle
+//! against a block of eight stored ones with SSE or AVX intrinsics on x86_64, which the
+//! compiler does not vectorize from portable code. AVX is used only after a run-time check
+//! that the CPU has it. Other targets use the portable form.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -80,9 +80,7 @@ impl<T> Quadtree<T> {
             let len = items.len() as u64;
             *tests += len * len.saturating_sub(1) / 2;
             // Stage 1: pairs inside the node.
-            for (i, a) in items.iter().enumerate() {
-                items.for_each_hit(&a.rect, i + 1, |b| f(a.as_ref(), b.as_ref()))?;
-            }
+            items.for_each_pair_inside(|a, b| f(a.as_ref(), b.as_ref()))?;
             let has_below = !node.is_leaf() && node.subtree_len as usize > items.len();
             if !loose && !has_below {
                 continue;

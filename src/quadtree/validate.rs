@@ -116,7 +116,7 @@ impl<T> Quadtree<T> {
 
             ensure!(
                 node.items.lanes_consistent(),
-                "node {n}: the blocks of four rectangles differ from the items"
+                "node {n}: the blocks of rectangles differ from the items"
             );
             for (pos, e) in node.items.iter().enumerate() {
                 items_seen += 1;
