@@ -233,10 +233,21 @@ impl<T> Quadtree<T> {
             }
         }
 
-        // Stage 4: move each entry once, into its node.
-        for (entry, &pos) in b.staging.drain(..).zip(&b.sorted_pos) {
-            self.attach(b.dest[pos as usize], entry);
+        // Stage 4: move each entry once, into its node. The nodes of a batch are looked up
+        // first: independent random reads overlap, where inside the attach loop each waits
+        // behind the previous item's writes.
+        const BATCH: usize = 64;
+        let mut entries = b.staging.drain(..);
+        for batch in b.sorted_pos.chunks(BATCH) {
+            let mut nodes = [0u32; BATCH];
+            for (node, &pos) in nodes.iter_mut().zip(batch) {
+                *node = b.dest[pos as usize];
+            }
+            for (&node, entry) in nodes[..batch.len()].iter().zip(entries.by_ref()) {
+                self.attach(node, entry);
+            }
         }
+        drop(entries);
         self.bulk = b;
     }
 }
