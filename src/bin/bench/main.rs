@@ -357,7 +357,9 @@ fn pairs(n: usize) -> bool {
     let mut counts = Vec::new();
     for (label, config) in tree_configs(depth_for(n, 8)) {
         let (tb, (mut tree, _)) = median(reps, || build(world, config, &rects));
-        let (tp, c) = median(reps, || tree_pairs(&tree));
+        // The search on the tree that one-by-one inserts grew: its lists lie wherever the
+        // heap put them, so this figure varies more between runs.
+        let (tp_grown, c_grown) = median(reps, || tree_pairs(&tree));
         // A warm rebuild, as a per-frame broad phase does it: clear, then bulk insert.
         let mut ids = Vec::with_capacity(n);
         let (tr, _) = median(reps, || {
@@ -369,6 +371,8 @@ fn pairs(n: usize) -> bool {
             )
             .unwrap()
         });
+        // From scratch means rebuild, then search that same tree.
+        let (tp, c) = median(reps, || tree_pairs(&tree));
         line(
             &format!("{p}.{label}.config_capacity"),
             config.capacity as f64,
@@ -382,10 +386,16 @@ fn pairs(n: usize) -> bool {
         line(&format!("{p}.{label}.build_one_by_one"), ms(tb), "ms");
         line(&format!("{p}.{label}.rebuild_bulk"), ms(tr), "ms");
         line(&format!("{p}.{label}.pairs"), ms(tp), "ms");
+        line(
+            &format!("{p}.{label}.pairs_on_grown_tree"),
+            ms(tp_grown),
+            "ms",
+        );
         let (_, tested) = tree.for_each_pair_counting(|_, _| ControlFlow::Continue(()));
         line(&format!("{p}.{label}.pair_tests"), tested as f64, "tests");
         line(&format!("{p}.{label}.rebuild_and_pairs"), ms(tr + tp), "ms");
         counts.push((label, c));
+        counts.push((label, c_grown));
     }
     let mut sap = SortAndSweep::default();
     let (ts, c) = median(reps, || sap_pairs(&mut sap, &rects));
