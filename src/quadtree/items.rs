@@ -143,6 +143,10 @@ impl<T> Default for ItemList<T> {
 }
 
 /// Whether the CPU has AVX; the standard library caches the answer after the first call.
+///
+/// The AVX forms are separate functions the scan cannot be inlined into, so a scan of a single
+/// block stays with the inlined SSE form: a call would cost more than the one SSE compare it
+/// saves, and with capacity 8 (the simulation's) most lists are a single block.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn has_avx() -> bool {
@@ -234,7 +238,7 @@ impl<T> ItemList<T> {
         F: FnMut(&Entry<T>) -> ControlFlow<()>,
     {
         #[cfg(target_arch = "x86_64")]
-        if has_avx() {
+        if self.lanes.len() > from / W + 1 && has_avx() {
             // SAFETY: the CPU supports AVX.
             #[allow(unsafe_code)]
             return unsafe { self.for_each_hit_avx(r, from, f) };
@@ -250,7 +254,7 @@ impl<T> ItemList<T> {
         F: FnMut(&Entry<T>, &Entry<T>) -> ControlFlow<()>,
     {
         #[cfg(target_arch = "x86_64")]
-        if has_avx() {
+        if self.lanes.len() > 1 && has_avx() {
             // SAFETY: the CPU supports AVX.
             #[allow(unsafe_code)]
             return unsafe { self.pairs_inside_avx(f) };
@@ -330,7 +334,7 @@ impl<T> ItemList<T> {
     #[inline]
     pub(super) fn gather_hits(&self, r: &Rect, out: &mut Vec<ItemId>) {
         #[cfg(target_arch = "x86_64")]
-        if has_avx() {
+        if self.lanes.len() > 1 && has_avx() {
             // SAFETY: the CPU supports AVX.
             #[allow(unsafe_code)]
             return unsafe { self.gather_hits_avx(r, out) };
