@@ -3,7 +3,7 @@
 
 use clap::{Parser, ValueEnum};
 use quadstress::sim::Broadphase;
-use quadstress::Placement;
+use quadstress::{Config, Placement};
 
 /// The quadstress demo: particles in a quadtree, live.
 ///
@@ -46,14 +46,13 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub gravity: Option<Switch>,
 
-    /// Items a quadtree leaf holds before it splits [default: 32 in the window, 8 headless].
-    #[arg(long)]
-    pub capacity: Option<usize>,
+    /// Items a quadtree leaf holds before it splits.
+    #[arg(long, default_value_t = Config::default().capacity)]
+    pub capacity: usize,
 
-    /// Depth limit of the quadtree [default: 6 in the window; headless, deep enough that the
-    /// finest cells are about four particles wide].
-    #[arg(long)]
-    pub depth: Option<u8>,
+    /// Depth limit of the quadtree.
+    #[arg(long, default_value_t = Config::default().max_depth)]
+    pub depth: u8,
 
     /// Where the quadtree puts an item: the smallest node containing it, or a loose node
     /// chosen by its centre and size.

@@ -37,8 +37,8 @@ pub fn run_window(args: Args) -> Result<(), String> {
             .map_err(|e| format!("cannot write screenshot {}: {e}", path.display()))?;
     }
     let tree = Config {
-        capacity: args.capacity.unwrap_or(32),
-        max_depth: args.depth.unwrap_or(6),
+        capacity: args.capacity,
+        max_depth: args.depth,
         placement: args.placement.into(),
     };
     let gravity = args.gravity != Some(Switch::Off);

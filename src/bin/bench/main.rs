@@ -519,11 +519,7 @@ fn sim_modes() {
         let mut config = SimConfig::with_coverage(n, 0.1);
         config.gravity_on = false;
         config.broadphase = mode;
-        config.tree = Config {
-            capacity: 8,
-            max_depth: 7,
-            ..Config::default()
-        };
+        config.tree = Config::default();
         let mut sim = Simulation::new(config).unwrap();
         sim.spawn_burst(n).unwrap();
         let frames = if mode == Broadphase::BruteForce {
