@@ -34,7 +34,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     config.broadphase = args.broadphase.into();
     config.max_particles = config.max_particles.max(args.particles);
     // The library's defaults, as in the window. Capacity 8 with cells four particles wide
-    // was 2.5x slower per step at 100,000 particles once leaves were scanned in blocks.
+    // was about 3x slower per step at 100,000 particles once leaves were scanned in blocks.
     config.tree = Config {
         capacity: args.capacity,
         max_depth: args.depth,

@@ -146,7 +146,7 @@ impl<T> Default for ItemList<T> {
 ///
 /// The AVX forms are separate functions the scan cannot be inlined into, so a scan of a single
 /// block stays with the inlined SSE form: a call would cost more than the one SSE compare it
-/// saves, and with capacity 8 (the simulation's) most lists are a single block.
+/// saves, and with a small capacity (8, say) most lists are a single block.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn has_avx() -> bool {
