@@ -109,7 +109,20 @@ impl<T> Quadtree<T> {
         ControlFlow::Continue(())
     }
 
-    /// Calls `f` for every entry passing `hit` in the nodes whose regions overlap `range`.
+    /// Calls `f` for every entry intersecting `query` (closed), with the lists' block test,
+    /// in the nodes whose regions overlap it.
+    #[inline]
+    fn walk_rect_hits<F>(&self, query: &Rect, mut f: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+    {
+        self.walk_nodes(0, self.cell_range(query), |node| {
+            node.items.for_each_hit(query, 0, &mut f)
+        })
+    }
+
+    /// Calls `f` for every entry passing `hit` in the nodes whose regions overlap `range`:
+    /// for the shapes the lists' block test does not cover (points, circles).
     #[inline]
     fn walk_hits<H, F>(&self, range: CellRange, hit: H, mut f: F) -> ControlFlow<()>
     where
@@ -241,11 +254,7 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         query.check()?;
-        Ok(self.walk_hits(
-            self.cell_range(query),
-            |r| r.intersects(query),
-            |e| f(e.as_ref()),
-        ))
+        Ok(self.walk_rect_hits(query, |e| f(e.as_ref())))
     }
 
     /// Appends to `out` the handle of every item intersecting `query` (closed) and returns how
@@ -435,17 +444,13 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
-        Ok(self.walk_hits(
-            self.cell_range(&rect),
-            |r| r.intersects(&rect),
-            |e| {
-                if e.id == id {
-                    ControlFlow::Continue(())
-                } else {
-                    f(e.as_ref())
-                }
-            },
-        ))
+        Ok(self.walk_rect_hits(&rect, |e| {
+            if e.id == id {
+                ControlFlow::Continue(())
+            } else {
+                f(e.as_ref())
+            }
+        }))
     }
 
     /// The `k` items nearest to the point, nearest first, as `(handle, distance)` pairs in
