@@ -920,6 +920,11 @@ impl<T> Quadtree<T> {
         }
         self.len = 0;
         self.collapse_all();
+        // Node blocks are handed out last-freed first, and each keeps its item lists'
+        // allocations. Handing them out lowest index first instead gives a refill that splits
+        // in the same order as the fill before it the same lists for the same cells, so the
+        // crowded cells get back their large lists rather than regrowing small ones.
+        self.free_blocks.sort_unstable_by(|a, b| b.cmp(a));
     }
 
     /// Frees every node but the root, keeping item lists' allocations.
