@@ -10,7 +10,8 @@ use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL};
 /// Reused buffers of the bulk path, so rebuilding every frame allocates nothing.
 #[derive(Debug)]
 pub(super) struct BulkScratch<T> {
-    pub(super) staging: Vec<Entry<T>>,
+    /// Items waiting to be placed, with their rectangles.
+    pub(super) staging: Vec<(Rect, Entry<T>)>,
     keys: Vec<u32>,
     levels: Vec<u8>,
     /// Each item's position in key order, by input index.
@@ -118,11 +119,13 @@ impl<T> Quadtree<T> {
                 self.bulk.staging = staging;
                 return Err(e);
             }
-            staging.push(Entry {
+            staging.push((
                 rect,
-                id: placeholder,
-                value,
-            });
+                Entry {
+                    id: placeholder,
+                    value,
+                },
+            ));
         }
         let added = staging.len();
         if self.slots.len().saturating_add(added) >= (NULL - 1) as usize {
@@ -132,7 +135,7 @@ impl<T> Quadtree<T> {
         }
         // Stage 2: handles. Cannot fail now: the check above bounds the slot table.
         ids.reserve(added);
-        for entry in &mut staging {
+        for (_, entry) in &mut staging {
             entry.id = self.alloc_slot()?;
             ids.push(entry.id);
         }
@@ -156,8 +159,8 @@ impl<T> Quadtree<T> {
         // Stage 1: keys and levels.
         b.keys.clear();
         b.levels.clear();
-        for e in &b.staging {
-            let p = self.place_of(&e.rect);
+        for (rect, _) in &b.staging {
+            let p = self.place_of(rect);
             let shift = depth - p.level as u32;
             b.keys.push(morton(p.cx << shift, p.cy << shift));
             b.levels.push(p.level);
@@ -243,8 +246,8 @@ impl<T> Quadtree<T> {
             for (node, &pos) in nodes.iter_mut().zip(batch) {
                 *node = b.dest[pos as usize];
             }
-            for (&node, entry) in nodes[..batch.len()].iter().zip(entries.by_ref()) {
-                self.attach(node, entry);
+            for (&node, (rect, entry)) in nodes[..batch.len()].iter().zip(entries.by_ref()) {
+                self.attach(node, rect, entry);
             }
         }
         drop(entries);

@@ -1,6 +1,8 @@
-//! A node's item list: the entries, plus their rectangles again in blocks of eight with one
-//! array per edge, so that one rectangle is tested against eight stored ones with a few vector
-//! instructions (the pair search and `query_rect` spend most of their time there).
+//! A node's item list: the entries (handle and payload), and their rectangles in blocks of
+//! eight with one array per edge, so that one rectangle is tested against eight stored ones
+//! with a few vector instructions (the pair search and `query_rect` spend most of their time
+//! there). The blocks are the only copy of the rectangles: a second one in each entry cost
+//! 16 bytes per item, which a one-by-one build of a million items paid in page faults.
 //!
 //! On x86_64 the block test uses SSE, which every x86_64 CPU has, or AVX where the CPU has it
 //! (checked at run time, once per scan of a list): AVX tests a block with one compare per
@@ -8,7 +10,7 @@
 
 use std::ops::{ControlFlow, Deref};
 
-use super::{Entry, ItemId, Rect};
+use super::{Entry, ItemId, ItemRef, Rect};
 
 /// Rectangles per block: one 256-bit AVX register per edge, or two SSE registers.
 const W: usize = 8;
@@ -115,6 +117,7 @@ impl Lanes {
         self.max_y[k] = r.max_y;
     }
 
+    #[inline(always)]
     fn get(&self, k: usize) -> Rect {
         Rect::new(self.min_x[k], self.min_y[k], self.max_x[k], self.max_y[k])
     }
@@ -124,8 +127,9 @@ impl Lanes {
     }
 }
 
-/// The items of one node. Reads go through `Deref` to the entry slice; every change goes
-/// through a method here, which keeps the lanes in step with the entries.
+/// The items of one node. Reads of handles and payloads go through `Deref` to the entry
+/// slice, rectangles through [`rect`](Self::rect); every change goes through a method here,
+/// which keeps the lanes in step with the entries.
 #[derive(Debug)]
 pub(super) struct ItemList<T> {
     entries: Vec<Entry<T>>,
@@ -162,25 +166,57 @@ impl<T> Deref for ItemList<T> {
 }
 
 impl<T> ItemList<T> {
-    pub(super) fn push(&mut self, entry: Entry<T>) {
+    pub(super) fn push(&mut self, rect: Rect, entry: Entry<T>) {
         let p = self.entries.len();
         if p % W == 0 {
             // A new block is written once, whole, rather than emptied and then set.
             let mut lanes = Lanes::EMPTY;
-            lanes.set(0, &entry.rect);
+            lanes.set(0, &rect);
             self.lanes.push(lanes);
         } else if let Some(lanes) = self.lanes.last_mut() {
-            lanes.set(p % W, &entry.rect);
+            lanes.set(p % W, &rect);
         }
         self.entries.push(entry);
     }
 
-    /// Removes the entry at `pos`; the last entry takes its place.
+    /// The rectangle of the entry at `pos`.
     ///
     /// # Panics
     /// If `pos` is out of bounds.
-    pub(super) fn swap_remove(&mut self, pos: usize) -> Entry<T> {
+    #[inline]
+    pub(super) fn rect(&self, pos: usize) -> Rect {
+        assert!(pos < self.entries.len());
+        self.lanes[pos / W].get(pos % W)
+    }
+
+    /// The entry at `pos` with its rectangle, as queries hand it out.
+    ///
+    /// # Panics
+    /// If `pos` is out of bounds.
+    #[inline(always)]
+    pub(super) fn item(&self, pos: usize) -> ItemRef<'_, T> {
+        let e = &self.entries[pos];
+        ItemRef {
+            id: e.id,
+            rect: self.lanes[pos / W].get(pos % W),
+            value: &e.value,
+        }
+    }
+
+    /// Every entry with its rectangle, in list order.
+    #[inline]
+    pub(super) fn items(&self) -> impl Iterator<Item = ItemRef<'_, T>> + '_ {
+        (0..self.entries.len()).map(|p| self.item(p))
+    }
+
+    /// Removes the entry at `pos` and returns it with its rectangle; the last entry takes its
+    /// place.
+    ///
+    /// # Panics
+    /// If `pos` is out of bounds.
+    pub(super) fn swap_remove(&mut self, pos: usize) -> (Rect, Entry<T>) {
         let last = self.entries.len() - 1;
+        let rect = self.rect(pos);
         let entry = self.entries.swap_remove(pos);
         if pos != last {
             let moved = self.lanes[last / W].get(last % W);
@@ -191,7 +227,7 @@ impl<T> ItemList<T> {
         } else {
             self.lanes[last / W].clear(last % W);
         }
-        entry
+        (rect, entry)
     }
 
     /// Changes the rectangle of the entry at `pos`.
@@ -199,7 +235,7 @@ impl<T> ItemList<T> {
     /// # Panics
     /// If `pos` is out of bounds.
     pub(super) fn set_rect(&mut self, pos: usize, rect: Rect) {
-        self.entries[pos].rect = rect;
+        assert!(pos < self.entries.len());
         self.lanes[pos / W].set(pos % W, &rect);
     }
 
@@ -218,24 +254,39 @@ impl<T> ItemList<T> {
         self.lanes.reserve(blocks.saturating_sub(self.lanes.len()));
     }
 
-    /// Empties the list, handing out its entries.
-    pub(super) fn drain(&mut self) -> std::vec::Drain<'_, Entry<T>> {
-        self.lanes.clear();
-        self.entries.drain(..)
+    /// Moves every entry of `from` to the end of this list, calling `moved` with each one and
+    /// its new position. Both lists keep their allocations.
+    pub(super) fn append_from(
+        &mut self,
+        from: &mut ItemList<T>,
+        mut moved: impl FnMut(&Entry<T>, usize),
+    ) {
+        for (p, entry) in from.entries.drain(..).enumerate() {
+            moved(&entry, self.entries.len());
+            let rect = from.lanes[p / W].get(p % W);
+            self.push(rect, entry);
+        }
+        from.lanes.clear();
     }
 
-    /// Moves every entry to the end of `out`.
-    pub(super) fn move_into(&mut self, out: &mut Vec<Entry<T>>) {
+    /// Moves every entry, with its rectangle, to the end of `out`.
+    pub(super) fn move_into(&mut self, out: &mut Vec<(Rect, Entry<T>)>) {
+        let lanes = &self.lanes;
+        out.extend(
+            self.entries
+                .drain(..)
+                .enumerate()
+                .map(|(p, e)| (lanes[p / W].get(p % W), e)),
+        );
         self.lanes.clear();
-        out.append(&mut self.entries);
     }
 
-    /// Calls `f` for every entry at position `from` or later whose rectangle intersects `r`
+    /// Calls `f` for every item at position `from` or later whose rectangle intersects `r`
     /// (closed), until `f` returns `Break`.
     #[inline]
     pub(super) fn for_each_hit<F>(&self, r: &Rect, from: usize, f: F) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         #[cfg(target_arch = "x86_64")]
         if self.lanes.len() > from / W + 1 && has_avx() {
@@ -246,12 +297,12 @@ impl<T> ItemList<T> {
         self.scan(r, from, f, Lanes::hits)
     }
 
-    /// Calls `f(a, b)` for every pair of entries here whose rectangles intersect (closed),
+    /// Calls `f(a, b)` for every pair of items here whose rectangles intersect (closed),
     /// `a` before `b` in the list, until `f` returns `Break`.
     #[inline]
     pub(super) fn for_each_pair_inside<F>(&self, f: F) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>, &Entry<T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
     {
         #[cfg(target_arch = "x86_64")]
         if self.lanes.len() > 1 && has_avx() {
@@ -271,7 +322,7 @@ impl<T> ItemList<T> {
     #[allow(unsafe_code)]
     unsafe fn for_each_hit_avx<F>(&self, r: &Rect, from: usize, f: F) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         // SAFETY: this function only runs on a CPU with AVX.
         self.scan(r, from, f, |lanes, r| unsafe { lanes.hits_avx(r) })
@@ -286,7 +337,7 @@ impl<T> ItemList<T> {
     #[allow(unsafe_code)]
     unsafe fn pairs_inside_avx<F>(&self, f: F) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>, &Entry<T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
     {
         // SAFETY: this function only runs on a CPU with AVX.
         self.pairs_inside(f, |lanes, r| unsafe { lanes.hits_avx(r) })
@@ -295,10 +346,11 @@ impl<T> ItemList<T> {
     #[inline(always)]
     fn pairs_inside<F, H>(&self, mut f: F, hits: H) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>, &Entry<T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
         H: Fn(&Lanes, &Rect) -> u32 + Copy,
     {
-        for (i, a) in self.entries.iter().enumerate() {
+        for i in 0..self.entries.len() {
+            let a = self.item(i);
             self.scan(&a.rect, i + 1, |b| f(a, b), hits)?;
         }
         ControlFlow::Continue(())
@@ -308,7 +360,7 @@ impl<T> ItemList<T> {
     #[inline(always)]
     fn scan<F, H>(&self, r: &Rect, from: usize, mut f: F, hits: H) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
         H: Fn(&Lanes, &Rect) -> u32,
     {
         let first = from / W;
@@ -323,7 +375,47 @@ impl<T> ItemList<T> {
             while mask != 0 {
                 let k = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
-                f(&self.entries[(first + b) * W + k])?;
+                let e = &self.entries[(first + b) * W + k];
+                let item = ItemRef {
+                    id: e.id,
+                    rect: lanes.get(k),
+                    value: &e.value,
+                };
+                f(item)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Calls `f` for each item whose rectangle passes `hit`, until `f` returns `Break`: for
+    /// the shapes the block test does not cover (points, circles). Near a query about half
+    /// the items of a node can pass, so a branch per item would mispredict often: the passing
+    /// positions of a block are first noted branch-free, then handed out in a loop whose
+    /// branches are predictable.
+    #[inline]
+    pub(super) fn for_each_passing<H, F>(&self, hit: H, mut f: F) -> ControlFlow<()>
+    where
+        H: Fn(&Rect) -> bool,
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+    {
+        for (b, lanes) in self.lanes.iter().enumerate() {
+            let mut mask = 0u32;
+            for k in 0..W {
+                // Empty lanes past the end have inverted rectangles, which no point or circle
+                // test passes; the mask below drops them all the same.
+                mask |= u32::from(hit(&lanes.get(k))) << k;
+            }
+            mask &= (1u32 << (self.entries.len() - b * W).min(W)) - 1;
+            while mask != 0 {
+                let k = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let e = &self.entries[b * W + k];
+                let item = ItemRef {
+                    id: e.id,
+                    rect: lanes.get(k),
+                    value: &e.value,
+                };
+                f(item)?;
             }
         }
         ControlFlow::Continue(())
@@ -381,15 +473,12 @@ impl<T> ItemList<T> {
         }
     }
 
-    /// Whether the lanes match the entries, lane for lane, with empty lanes past the end.
+    /// Whether there is one block per eight entries, with empty lanes past the last entry.
     pub(super) fn lanes_consistent(&self) -> bool {
-        self.lanes.len() == self.entries.len().div_ceil(W)
-            && self.lanes.iter().enumerate().all(|(b, lanes)| {
-                (0..W).all(|k| match self.entries.get(b * W + k) {
-                    Some(e) => lanes.get(k) == e.rect,
-                    None => lanes.get(k) == Lanes::EMPTY.get(0),
-                })
-            })
+        let len = self.entries.len();
+        self.lanes.len() == len.div_ceil(W)
+            && (len..self.lanes.len() * W)
+                .all(|p| self.lanes[p / W].get(p % W) == Lanes::EMPTY.get(0))
     }
 }
 
@@ -417,32 +506,87 @@ mod tests {
         }
     }
 
-    fn list(rng: &mut Lcg, n: usize) -> ItemList<usize> {
+    /// A list of `n` random items whose payload is their position, and their rectangles kept
+    /// apart as the oracle.
+    fn list(rng: &mut Lcg, n: usize) -> (ItemList<usize>, Vec<Rect>) {
         let mut items = ItemList::default();
+        let mut rects = Vec::new();
         for value in 0..n {
             let id = ItemId {
                 index: value as u32,
                 generation: 0,
             };
-            items.push(Entry {
-                rect: rng.rect(),
-                id,
-                value,
-            });
+            let rect = rng.rect();
+            items.push(rect, Entry { id, value });
+            rects.push(rect);
         }
-        items
+        (items, rects)
+    }
+
+    /// Every item's rectangle, by payload, as the list stores it.
+    fn stored(items: &ItemList<usize>) -> Vec<(usize, Rect)> {
+        let mut all: Vec<_> = items.items().map(|it| (*it.value, it.rect)).collect();
+        all.sort_by_key(|&(v, _)| v);
+        all
+    }
+
+    #[test]
+    fn rectangles_follow_their_entries_through_every_change() {
+        let mut rng = Lcg(5);
+        let (mut items, mut rects) = list(&mut rng, 37);
+        let expect = |rects: &[Rect], keep: &dyn Fn(usize) -> bool| -> Vec<(usize, Rect)> {
+            (0..rects.len())
+                .filter(|&v| keep(v))
+                .map(|v| (v, rects[v]))
+                .collect()
+        };
+        assert_eq!(stored(&items), expect(&rects, &|_| true));
+        // Changes: new rectangles for some, then removals from the front, middle and end.
+        for pos in [0, 9, 36] {
+            let v = items[pos].value;
+            rects[v] = rng.rect();
+            items.set_rect(pos, rects[v]);
+        }
+        let mut gone = Vec::new();
+        for pos in [0, 17, 33, 5] {
+            let (rect, entry) = items.swap_remove(pos);
+            assert_eq!(rect, rects[entry.value]);
+            gone.push(entry.value);
+            assert!(items.lanes_consistent());
+        }
+        assert_eq!(stored(&items), expect(&rects, &|v| !gone.contains(&v)));
+        // Moving everything to another list keeps each rectangle with its entry.
+        let (mut other, other_rects) = list(&mut rng, 3);
+        let mut positions = Vec::new();
+        other.append_from(&mut items, |e, p| positions.push((e.value, p)));
+        assert!(items.is_empty() && items.lanes_consistent() && other.lanes_consistent());
+        for &(v, p) in &positions {
+            assert_eq!((other[p].value, other.rect(p)), (v, rects[v]));
+        }
+        assert_eq!(
+            (other.rect(0), other.rect(2)),
+            (other_rects[0], other_rects[2])
+        );
+        let mut out = Vec::new();
+        other.move_into(&mut out);
+        assert_eq!(out.len(), 3 + 37 - gone.len());
+        assert!(other.is_empty() && other.lanes_consistent());
+        assert_eq!((out[1].0, out[1].1.value), (other_rects[1], 1));
+        for (rect, e) in &out[3..] {
+            assert_eq!(*rect, rects[e.value]);
+        }
     }
 
     #[test]
     fn every_block_test_matches_rect_intersects() {
         let mut rng = Lcg(7);
         for n in 0..40 {
-            let items = list(&mut rng, n);
+            let (items, rects) = list(&mut rng, n);
             for _ in 0..20 {
                 let r = rng.rect();
                 for (b, lanes) in items.lanes.iter().enumerate() {
                     let want = (0..W)
-                        .filter(|&k| items.get(b * W + k).is_some_and(|e| e.rect.intersects(&r)))
+                        .filter(|&k| rects.get(b * W + k).is_some_and(|e| e.intersects(&r)))
                         .fold(0, |m, k| m | 1 << k);
                     assert_eq!(lanes.hits_scalar(&r), want);
                     assert_eq!(lanes.hits(&r), want);
@@ -462,15 +606,14 @@ mod tests {
     fn scans_find_what_brute_force_finds() {
         let mut rng = Lcg(11);
         for n in 0..40 {
-            let items = list(&mut rng, n);
+            let (items, rects) = list(&mut rng, n);
             let r = rng.rect();
             for from in 0..=n {
-                let want: Vec<usize> = (from..n)
-                    .filter(|&i| items[i].rect.intersects(&r))
-                    .collect();
+                let want: Vec<usize> = (from..n).filter(|&i| rects[i].intersects(&r)).collect();
                 let mut dispatched = Vec::new();
                 let _ = items.for_each_hit(&r, from, |e| {
-                    dispatched.push(e.value);
+                    assert_eq!(e.rect, rects[*e.value]);
+                    dispatched.push(*e.value);
                     ControlFlow::Continue(())
                 });
                 let mut portable = Vec::new();
@@ -478,7 +621,7 @@ mod tests {
                     &r,
                     from,
                     |e| {
-                        portable.push(e.value);
+                        portable.push(*e.value);
                         ControlFlow::Continue(())
                     },
                     Lanes::hits_scalar,
@@ -487,17 +630,18 @@ mod tests {
             }
             let want: Vec<(usize, usize)> = (0..n)
                 .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-                .filter(|&(i, j)| items[i].rect.intersects(&items[j].rect))
+                .filter(|&(i, j)| rects[i].intersects(&rects[j]))
                 .collect();
             let mut dispatched = Vec::new();
             let _ = items.for_each_pair_inside(|a, b| {
-                dispatched.push((a.value, b.value));
+                assert_eq!((a.rect, b.rect), (rects[*a.value], rects[*b.value]));
+                dispatched.push((*a.value, *b.value));
                 ControlFlow::Continue(())
             });
             let mut portable = Vec::new();
             let _ = items.pairs_inside(
                 |a, b| {
-                    portable.push((a.value, b.value));
+                    portable.push((*a.value, *b.value));
                     ControlFlow::Continue(())
                 },
                 Lanes::hits,
@@ -506,7 +650,7 @@ mod tests {
             let mut gathered = Vec::new();
             items.gather_hits(&r, &mut gathered);
             let want: Vec<u32> = (0..n)
-                .filter(|&i| items[i].rect.intersects(&r))
+                .filter(|&i| rects[i].intersects(&r))
                 .map(|i| i as u32)
                 .collect();
             assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
@@ -516,7 +660,7 @@ mod tests {
     #[test]
     fn a_scan_stops_when_told() {
         let mut rng = Lcg(3);
-        let items = list(&mut rng, 30);
+        let (items, _) = list(&mut rng, 30);
         let everything = Rect::new(-1.0, -1.0, 100.0, 100.0);
         let mut seen = 0;
         let flow = items.for_each_hit(&everything, 0, |_| {

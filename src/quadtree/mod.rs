@@ -168,10 +168,10 @@ impl<T> Clone for ItemRef<'_, T> {
 }
 impl<T> Copy for ItemRef<'_, T> {}
 
-/// One stored item, kept inside its node's list so that queries scan contiguous memory.
+/// One stored item, kept inside its node's list so that queries scan contiguous memory. Its
+/// rectangle lives beside it, in the list's blocks.
 #[derive(Debug)]
 struct Entry<T> {
-    rect: Rect,
     id: ItemId,
     value: T,
 }
@@ -708,7 +708,7 @@ impl<T> Quadtree<T> {
             let mut items = std::mem::take(&mut self.nodes[n as usize].items);
             let mut i = 0;
             while i < items.len() {
-                let p = self.place_of(&items[i].rect);
+                let p = self.place_of(&items.rect(i));
                 if p.level == level {
                     self.slots[items[i].id.index as usize].pos = i as u32;
                     i += 1;
@@ -717,11 +717,11 @@ impl<T> Quadtree<T> {
                 let shift = p.level - level - 1;
                 let q = ((p.cx >> shift) & 1) | (((p.cy >> shift) & 1) << 1);
                 let child = first + q;
-                let entry = items.swap_remove(i);
+                let (rect, entry) = items.swap_remove(i);
                 let c = &mut self.nodes[child as usize];
                 self.slots[entry.id.index as usize].node = child;
                 self.slots[entry.id.index as usize].pos = c.items.len() as u32;
-                c.items.push(entry);
+                c.items.push(rect, entry);
                 c.subtree_len += 1;
             }
             self.nodes[n as usize].items = items;
@@ -765,12 +765,12 @@ impl<T> Quadtree<T> {
                     self.scratch.push(self.nodes[c].first_child);
                     self.nodes[c].first_child = NULL;
                 }
-                for entry in self.nodes[c].items.drain() {
-                    let slot = &mut self.slots[entry.id.index as usize];
+                let slots = &mut self.slots;
+                items.append_from(&mut self.nodes[c].items, |entry, pos| {
+                    let slot = &mut slots[entry.id.index as usize];
                     slot.node = target;
-                    slot.pos = items.len() as u32;
-                    items.push(entry);
-                }
+                    slot.pos = pos as u32;
+                });
             }
             self.free_children(first);
         }
@@ -781,7 +781,7 @@ impl<T> Quadtree<T> {
     /// takes its place. Counters are the caller's business.
     fn detach(&mut self, node: u32, pos: u32) -> Entry<T> {
         let items = &mut self.nodes[node as usize].items;
-        let entry = items.swap_remove(pos as usize);
+        let (_, entry) = items.swap_remove(pos as usize);
         if let Some(moved) = items.get(pos as usize) {
             self.slots[moved.id.index as usize].pos = pos;
         }
@@ -789,12 +789,12 @@ impl<T> Quadtree<T> {
     }
 
     /// Appends an entry to `node` and points its slot there.
-    fn attach(&mut self, node: u32, entry: Entry<T>) {
+    fn attach(&mut self, node: u32, rect: Rect, entry: Entry<T>) {
         let items = &mut self.nodes[node as usize].items;
         let slot = &mut self.slots[entry.id.index as usize];
         slot.node = node;
         slot.pos = items.len() as u32;
-        items.push(entry);
+        items.push(rect, entry);
     }
 
     // ---------------------------------------------------------------- mutation
@@ -820,7 +820,7 @@ impl<T> Quadtree<T> {
         rect.check()?;
         let id = self.alloc_slot()?;
         let node = self.node_for(self.place_of(&rect));
-        self.attach(node, Entry { rect, id, value });
+        self.attach(node, rect, Entry { id, value });
         self.len += 1;
         self.add_to_path(node, 1);
         self.split_if_full(node);
@@ -879,9 +879,8 @@ impl<T> Quadtree<T> {
         // The item changes node. The new node cannot be inside a subtree that the merge below
         // collapses: only counters strictly below the common ancestor drop, on the old side.
         let target = self.node_for(p);
-        let mut entry = self.detach(old, slot.pos);
-        entry.rect = rect;
-        self.attach(target, entry);
+        let entry = self.detach(old, slot.pos);
+        self.attach(target, rect, entry);
         self.add_to_path(target, 1);
         self.add_to_path(old, -1);
         self.split_if_full(target);
@@ -1004,7 +1003,7 @@ impl<T> Quadtree<T> {
     /// ```
     pub fn rect(&self, id: ItemId) -> Option<Rect> {
         let slot = self.live_slot(id)?;
-        Some(self.nodes[slot.node as usize].items[slot.pos as usize].rect)
+        Some(self.nodes[slot.node as usize].items.rect(slot.pos as usize))
     }
 
     /// Whether the handle names a live item.

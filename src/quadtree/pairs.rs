@@ -80,7 +80,7 @@ impl<T> Quadtree<T> {
             let len = items.len() as u64;
             *tests += len * len.saturating_sub(1) / 2;
             // Stage 1: pairs inside the node.
-            items.for_each_pair_inside(|a, b| f(a.as_ref(), b.as_ref()))?;
+            items.for_each_pair_inside(&mut *f)?;
             let has_below = !node.is_leaf() && node.subtree_len as usize > items.len();
             if !loose && !has_below {
                 continue;
@@ -88,13 +88,13 @@ impl<T> Quadtree<T> {
             // Stage 2: each item here against the items below this node (and, under loose
             // placement, in and below the neighbouring nodes of this level) whose regions its
             // rectangle overlaps.
-            for a in items.iter() {
+            for a in items.items() {
                 let range = self.cell_range(&a.rect);
                 // Counted per node, not per test: a store per test would cost as much as
                 // the test.
                 let mut test = |bs: &ItemList<T>| {
                     *tests += bs.len() as u64;
-                    bs.for_each_hit(&a.rect, 0, |b| f(a.as_ref(), b.as_ref()))
+                    bs.for_each_hit(&a.rect, 0, |b| f(a, b))
                 };
                 if has_below {
                     self.walk_below(node, range, &mut test)?;

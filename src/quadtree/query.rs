@@ -7,8 +7,7 @@ use std::collections::BinaryHeap;
 use std::ops::ControlFlow;
 
 use super::{
-    CellRange, Entry, ItemId, ItemList, ItemRef, Node, Quadtree, QuadtreeError, Rect, MAX_DEPTH,
-    NULL,
+    CellRange, ItemId, ItemList, ItemRef, Node, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL,
 };
 
 /// A DFS pops one node and pushes at most four, and never goes deeper than `MAX_DEPTH`,
@@ -52,31 +51,6 @@ impl NodeStack {
     }
 }
 
-/// Calls `f` for each entry whose rectangle passes `hit`. Near a query about half the entries
-/// of a node can hit, so a branch per entry would mispredict often: the hits of a chunk are
-/// first gathered branch-free (every index is written, the write position advances by the
-/// test's outcome), then handed out in a loop whose branches are predictable.
-#[inline]
-fn scan_hits<T, H, F>(items: &[Entry<T>], hit: H, mut f: F) -> ControlFlow<()>
-where
-    H: Fn(&Rect) -> bool,
-    F: FnMut(&Entry<T>) -> ControlFlow<()>,
-{
-    const CHUNK: usize = 64;
-    let mut found = [0u8; CHUNK];
-    for chunk in items.chunks(CHUNK) {
-        let mut k = 0;
-        for (i, e) in chunk.iter().enumerate() {
-            found[k] = i as u8;
-            k += usize::from(hit(&e.rect));
-        }
-        for &i in &found[..k] {
-            f(&chunk[i as usize])?;
-        }
-    }
-    ControlFlow::Continue(())
-}
-
 fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
     if x.is_finite() && y.is_finite() {
         Ok(())
@@ -114,7 +88,7 @@ impl<T> Quadtree<T> {
     #[inline]
     fn walk_rect_hits<F>(&self, query: &Rect, mut f: F) -> ControlFlow<()>
     where
-        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         self.walk_nodes(0, self.cell_range(query), |node| {
             node.items.for_each_hit(query, 0, &mut f)
@@ -127,9 +101,9 @@ impl<T> Quadtree<T> {
     fn walk_hits<H, F>(&self, range: CellRange, hit: H, mut f: F) -> ControlFlow<()>
     where
         H: Fn(&Rect) -> bool,
-        F: FnMut(&Entry<T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
-        self.walk_nodes(0, range, |node| scan_hits(&node.items, &hit, &mut f))
+        self.walk_nodes(0, range, |node| node.items.for_each_passing(&hit, &mut f))
     }
 
     /// Hands `f` the items of every node below `parent` (not `parent`'s own) whose region
@@ -245,16 +219,12 @@ impl<T> Quadtree<T> {
     /// let stopped = tree.for_each_in_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), |_| ControlFlow::Break(())).unwrap();
     /// assert!(stopped.is_break());
     /// ```
-    pub fn for_each_in_rect<F>(
-        &self,
-        query: &Rect,
-        mut f: F,
-    ) -> Result<ControlFlow<()>, QuadtreeError>
+    pub fn for_each_in_rect<F>(&self, query: &Rect, f: F) -> Result<ControlFlow<()>, QuadtreeError>
     where
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         query.check()?;
-        Ok(self.walk_rect_hits(query, |e| f(e.as_ref())))
+        Ok(self.walk_rect_hits(query, f))
     }
 
     /// Appends to `out` the handle of every item intersecting `query` (closed) and returns how
@@ -305,14 +275,14 @@ impl<T> Quadtree<T> {
         &self,
         x: f32,
         y: f32,
-        mut f: F,
+        f: F,
     ) -> Result<ControlFlow<()>, QuadtreeError>
     where
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         check_point(x, y)?;
         let range = self.cell_range(&Rect::new(x, y, x, y));
-        Ok(self.walk_hits(range, |r| r.contains_point(x, y), |e| f(e.as_ref())))
+        Ok(self.walk_hits(range, |r| r.contains_point(x, y), f))
     }
 
     /// Appends to `out` every item whose rectangle contains the point; returns how many.
@@ -364,7 +334,7 @@ impl<T> Quadtree<T> {
         x: f32,
         y: f32,
         r: f32,
-        mut f: F,
+        f: F,
     ) -> Result<ControlFlow<()>, QuadtreeError>
     where
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
@@ -383,7 +353,7 @@ impl<T> Quadtree<T> {
         Ok(self.walk_hits(
             self.cell_range(&bounds),
             |b| b.intersects_circle(x, y, r),
-            |e| f(e.as_ref()),
+            f,
         ))
     }
 
@@ -448,7 +418,7 @@ impl<T> Quadtree<T> {
             if e.id == id {
                 ControlFlow::Continue(())
             } else {
-                f(e.as_ref())
+                f(e)
             }
         }))
     }
@@ -514,7 +484,7 @@ impl<T> Quadtree<T> {
             if heap.len() == k && self.node_distance_squared(n, x, y, slack) > worst(&heap) {
                 continue;
             }
-            for e in node.items.iter() {
+            for e in node.items.items() {
                 let d = e.rect.distance_squared(x, y);
                 if heap.len() < k {
                     heap.push(Candidate(d, e.id));
@@ -572,17 +542,6 @@ impl<T> Quadtree<T> {
             r.max_y + my + slack,
         )
         .distance_squared(x, y)
-    }
-}
-
-impl<T> Entry<T> {
-    #[inline]
-    pub(super) fn as_ref(&self) -> ItemRef<'_, T> {
-        ItemRef {
-            id: self.id,
-            rect: self.rect,
-            value: &self.value,
-        }
     }
 }
 

@@ -131,11 +131,11 @@ impl<T> Quadtree<T> {
                     e.id.index
                 );
                 ensure!(
-                    e.rect.check().is_ok(),
+                    node.items.rect(pos).check().is_ok(),
                     "item {} has a bad rectangle",
                     e.id.index
                 );
-                let p = self.place_of(&e.rect);
+                let p = self.place_of(&node.items.rect(pos));
                 ensure!(
                     self.fits(node, p),
                     "item {} with place {p:?} is in node {n} (level {}, cell {},{})",
@@ -144,7 +144,7 @@ impl<T> Quadtree<T> {
                     node.cx,
                     node.cy
                 );
-                if !self.world.contains_rect(&e.rect) {
+                if !self.world.contains_rect(&node.items.rect(pos)) {
                     ensure!(
                         n == 0,
                         "item {} outside the world is not at the root",

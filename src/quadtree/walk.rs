@@ -61,7 +61,9 @@ impl<T> Iterator for Nodes<'_, T> {
 /// Iterator over every item; see [`Quadtree::iter`].
 pub struct Iter<'a, T> {
     nodes: std::slice::Iter<'a, Node<T>>,
-    items: std::slice::Iter<'a, super::Entry<T>>,
+    /// The list being walked and the next position in it.
+    list: Option<&'a super::ItemList<T>>,
+    pos: usize,
 }
 
 impl<'a, T> Iterator for Iter<'a, T> {
@@ -69,10 +71,12 @@ impl<'a, T> Iterator for Iter<'a, T> {
 
     fn next(&mut self) -> Option<ItemRef<'a, T>> {
         loop {
-            if let Some(e) = self.items.next() {
-                return Some(e.as_ref());
+            if let Some(list) = self.list.filter(|l| self.pos < l.len()) {
+                self.pos += 1;
+                return Some(list.item(self.pos - 1));
             }
-            self.items = self.nodes.next()?.items.iter();
+            self.list = Some(&self.nodes.next()?.items);
+            self.pos = 0;
         }
     }
 }
@@ -135,7 +139,8 @@ impl<T> Quadtree<T> {
     pub fn iter(&self) -> Iter<'_, T> {
         Iter {
             nodes: self.nodes.iter(),
-            items: [].iter(),
+            list: None,
+            pos: 0,
         }
     }
 
@@ -165,7 +170,7 @@ impl<T> Quadtree<T> {
         s.items_at_root = self.nodes[0].items.len();
         s.items_outside_world = self.nodes[0]
             .items
-            .iter()
+            .items()
             .filter(|e| !self.world.contains_rect(&e.rect))
             .count();
         s
