@@ -95,17 +95,6 @@ impl<T> Quadtree<T> {
         })
     }
 
-    /// Calls `f` for every entry passing `hit` in the nodes whose regions overlap `range`:
-    /// for the shapes the lists' block test does not cover (points, circles).
-    #[inline]
-    fn walk_hits<H, F>(&self, range: CellRange, hit: H, mut f: F) -> ControlFlow<()>
-    where
-        H: Fn(&Rect) -> bool,
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
-    {
-        self.walk_nodes(0, range, |node| node.items.for_each_passing(&hit, &mut f))
-    }
-
     /// Hands `f` the items of every node below `parent` (not `parent`'s own) whose region
     /// overlaps `range`: a superset of the answer, callers filter each entry exactly. Nodes
     /// whose subtrees are empty may be handed over too (with no items).
@@ -281,8 +270,9 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
         check_point(x, y)?;
-        let range = self.cell_range(&Rect::new(x, y, x, y));
-        Ok(self.walk_hits(range, |r| r.contains_point(x, y), f))
+        // A closed rectangle contains a point exactly when it intersects the point's
+        // zero-size rectangle, so the block test serves.
+        Ok(self.walk_rect_hits(&Rect::new(x, y, x, y), f))
     }
 
     /// Appends to `out` every item whose rectangle contains the point; returns how many.
@@ -346,15 +336,22 @@ impl<T> Quadtree<T> {
         if r < 0.0 {
             return Err(QuadtreeError::NegativeRadius);
         }
-        let bounds = Rect::new(x - r, y - r, x + r, y + r);
+        // The disc's bounding box, a few ulps wider so that rounding in `x - r` cannot drop
+        // an item the exact test below accepts, filters with the block test first.
+        let slack = (x.abs().max(y.abs()) + r) * (4.0 * f32::EPSILON);
+        let reach = r + slack;
+        let bounds = Rect::new(x - reach, y - reach, x + reach, y + reach);
         if bounds.check().is_err() {
             return Err(QuadtreeError::NonFinite);
         }
-        Ok(self.walk_hits(
-            self.cell_range(&bounds),
-            |b| b.intersects_circle(x, y, r),
-            f,
-        ))
+        let mut f = f;
+        Ok(self.walk_rect_hits(&bounds, |item| {
+            if item.rect.intersects_circle(x, y, r) {
+                f(item)
+            } else {
+                ControlFlow::Continue(())
+            }
+        }))
     }
 
     /// Appends to `out` every item meeting the disc; returns how many.
@@ -484,15 +481,14 @@ impl<T> Quadtree<T> {
             if heap.len() == k && self.node_distance_squared(n, x, y, slack) > worst(&heap) {
                 continue;
             }
-            for e in node.items.items() {
-                let d = e.rect.distance_squared(x, y);
+            node.items.for_each_distance(x, y, |d, e| {
                 if heap.len() < k {
                     heap.push(Candidate(d, e.id));
                 } else if d < worst(&heap) {
                     heap.pop();
                     heap.push(Candidate(d, e.id));
                 }
-            }
+            });
             if node.is_leaf() {
                 continue;
             }
