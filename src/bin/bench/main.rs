@@ -356,6 +356,7 @@ fn pairs(n: usize) -> bool {
     };
     let p = format!("pairs.{n}");
     let mut counts = Vec::new();
+    let mut default_search = None;
     for (label, config) in tree_configs(depth_for(n, 8)) {
         let (tb, (mut tree, _)) = median(reps, || build(world, config, &rects));
         // The search on the tree that one-by-one inserts grew: its lists lie wherever the
@@ -374,6 +375,9 @@ fn pairs(n: usize) -> bool {
         });
         // From scratch means rebuild, then search that same tree.
         let (tp, c) = median(reps, || tree_pairs(&tree));
+        if label == "tree" {
+            default_search = Some(tp);
+        }
         line(
             &format!("{p}.{label}.config_capacity"),
             config.capacity as f64,
@@ -415,6 +419,16 @@ fn pairs(n: usize) -> bool {
     if n <= 100_000 {
         let (tbf, c) = median(if n <= 10_000 { 5 } else { 1 }, || brute_pairs(&rects));
         line(&format!("{p}.brute"), ms(tbf), "ms");
+        if let Some(tp) = default_search {
+            // The ratio from the durations themselves: at N = 1,000 the millisecond lines
+            // above round the search to a microsecond.
+            line(&format!("{p}.tree.pairs_us"), us(tp), "us");
+            line(
+                &format!("{p}.tree.pairs_speedup_vs_brute"),
+                tbf.as_secs_f64() / tp.as_secs_f64(),
+                "x",
+            );
+        }
         counts.push(("brute", c));
     }
     line(&format!("{p}.count"), counts[0].1 as f64, "pairs");
