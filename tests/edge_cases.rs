@@ -436,3 +436,33 @@ fn loose_placement_levels_follow_size() {
     }
     assert_eq!(trees[1].stats().items_per_depth[4], rects.len());
 }
+
+/// Circles whose left edge `x - r` rounds up past an item's right edge, while the exact test
+/// (the same one brute force uses) still accepts the item: the query must not lose it.
+#[test]
+fn circle_queries_keep_items_at_the_rounded_edge() {
+    fn below(v: f32) -> f32 {
+        f32::from_bits(v.to_bits() - 1)
+    }
+    for (x, r) in [
+        (233.306, 129.82043),
+        (158.244, 127.62559),
+        (158.781, 121.37555),
+    ] {
+        let max_x = below(x - r);
+        let rect = Rect::new(max_x - 5.0, 299.0, max_x, 301.0);
+        assert!(rect.intersects_circle(x, 300.0, r), "not an edge case");
+        for placement in [Placement::Exact, Placement::Loose] {
+            let config = Config {
+                placement,
+                ..Config::default()
+            };
+            let world = Rect::new(0.0, 0.0, 800.0, 600.0);
+            let mut tree = Quadtree::with_config(world, config).unwrap();
+            let id = tree.insert(rect, 0u32).unwrap();
+            let mut out = Vec::new();
+            tree.query_circle(x, 300.0, r, &mut out).unwrap();
+            assert_eq!(out, vec![id], "{placement:?} circle at {x} radius {r}");
+        }
+    }
+}

@@ -324,7 +324,7 @@ impl<T> Quadtree<T> {
         x: f32,
         y: f32,
         r: f32,
-        f: F,
+        mut f: F,
     ) -> Result<ControlFlow<()>, QuadtreeError>
     where
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
@@ -344,7 +344,6 @@ impl<T> Quadtree<T> {
         if bounds.check().is_err() {
             return Err(QuadtreeError::NonFinite);
         }
-        let mut f = f;
         Ok(self.walk_rect_hits(&bounds, |item| {
             if item.rect.intersects_circle(x, y, r) {
                 f(item)
