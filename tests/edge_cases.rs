@@ -466,3 +466,60 @@ fn circle_queries_keep_items_at_the_rounded_edge() {
         }
     }
 }
+
+/// The pair search finds the pairs between a node's items and those below it in one of two
+/// ways, chosen by the size of the node's subtree: from below (each descendant tests its items'
+/// bounding box against the node's list) while at most 4,096 items lie below, and by walking
+/// down from each item otherwise. A tree of 12,000 boxes of mixed sizes, some outside the
+/// world, uses both (its root holds items and has more than 4,096 below), and must report
+/// exactly the brute-force pairs, each once.
+#[test]
+fn pairs_in_a_large_tree_match_brute_force() {
+    let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+    let mut rng = 987654321u64;
+    let mut next = move |range: f32| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % 100_000) as f32 / 100_000.0 * range
+    };
+    let rects: Vec<Rect> = (0..12_000)
+        .map(|i| {
+            let side = if i % 50 == 0 { 40.0 } else { 1.0 + next(7.0) };
+            Rect::from_min_size(next(1040.0) - 20.0, next(1040.0) - 20.0, side, side)
+        })
+        .collect();
+    let mut want = Vec::new();
+    for (i, a) in rects.iter().enumerate() {
+        for (j, b) in rects.iter().enumerate().skip(i + 1) {
+            if a.intersects(b) {
+                want.push((i as u32, j as u32));
+            }
+        }
+    }
+    for placement in PLACEMENTS {
+        for max_depth in [4, 6, 8] {
+            let config = Config {
+                placement,
+                max_depth,
+                ..Config::default()
+            };
+            let mut tree = Quadtree::with_config(world, config).unwrap();
+            for (i, r) in rects.iter().enumerate() {
+                tree.insert(*r, i as u32).unwrap();
+            }
+            tree.validate().unwrap();
+            if placement == Placement::Exact {
+                assert!(tree.stats().items_at_root > 0);
+            }
+            let mut got = Vec::new();
+            let _ = tree.for_each_pair(|a, b| {
+                got.push((*a.value.min(b.value), *a.value.max(b.value)));
+                ControlFlow::Continue(())
+            });
+            got.sort_unstable();
+            assert_eq!(got.len(), want.len(), "{placement:?}, depth {max_depth}");
+            assert_eq!(got, want, "{placement:?}, depth {max_depth}");
+        }
+    }
+}

@@ -203,6 +203,65 @@ impl<T> ItemList<T> {
         }
     }
 
+    /// The smallest rectangle containing every item here, or `None` for an empty list.
+    /// Empty lanes hold infinities that lose every `min` and `max`, so whole blocks are
+    /// folded, four lanes at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[allow(unsafe_code)]
+    pub(super) fn bounds(&self) -> Option<Rect> {
+        use std::arch::x86_64::*;
+        let first = self.lanes.first()?;
+        // SAFETY: SSE is part of the x86_64 baseline, so these intrinsics are always
+        // available; each load reads four `f32`s inside a `[f32; 8]` array (unaligned loads).
+        unsafe {
+            let halves = |l: &Lanes| {
+                let p = |a: &[f32; W]| (_mm_loadu_ps(a.as_ptr()), _mm_loadu_ps(a.as_ptr().add(4)));
+                [p(&l.min_x), p(&l.min_y), p(&l.max_x), p(&l.max_y)]
+            };
+            // Four edges, each as two halves of four lanes.
+            let mut acc = halves(first);
+            for l in &self.lanes[1..] {
+                let h = halves(l);
+                for e in 0..2 {
+                    acc[e].0 = _mm_min_ps(acc[e].0, h[e].0);
+                    acc[e].1 = _mm_min_ps(acc[e].1, h[e].1);
+                }
+                for e in 2..4 {
+                    acc[e].0 = _mm_max_ps(acc[e].0, h[e].0);
+                    acc[e].1 = _mm_max_ps(acc[e].1, h[e].1);
+                }
+            }
+            let fold = |v: (__m128, __m128), op: unsafe fn(__m128, __m128) -> __m128| {
+                let v = op(v.0, v.1);
+                let v = op(v, _mm_movehl_ps(v, v));
+                let v = op(v, _mm_shuffle_ps::<0b01>(v, v));
+                _mm_cvtss_f32(v)
+            };
+            Some(Rect {
+                min_x: fold(acc[0], _mm_min_ps),
+                min_y: fold(acc[1], _mm_min_ps),
+                max_x: fold(acc[2], _mm_max_ps),
+                max_y: fold(acc[3], _mm_max_ps),
+            })
+        }
+    }
+
+    /// The smallest rectangle containing every item here, or `None` for an empty list.
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(super) fn bounds(&self) -> Option<Rect> {
+        let mut acc = self.lanes.first()?.get(0);
+        for l in &self.lanes {
+            for k in 0..W {
+                acc.min_x = acc.min_x.min(l.min_x[k]);
+                acc.min_y = acc.min_y.min(l.min_y[k]);
+                acc.max_x = acc.max_x.max(l.max_x[k]);
+                acc.max_y = acc.max_y.max(l.max_y[k]);
+            }
+        }
+        Some(acc)
+    }
+
     /// Every entry with its rectangle, in list order.
     #[inline]
     pub(super) fn items(&self) -> impl Iterator<Item = ItemRef<'_, T>> + '_ {
@@ -515,6 +574,34 @@ mod tests {
         let mut all: Vec<_> = items.items().map(|it| (*it.value, it.rect)).collect();
         all.sort_by_key(|&(v, _)| v);
         all
+    }
+
+    /// `bounds` against a fold over the oracle's rectangles, for lists that fill whole
+    /// blocks, part of one, or none, and after removals leave emptied lanes behind.
+    #[test]
+    fn bounds_cover_exactly_the_items() {
+        let mut rng = Lcg(11);
+        let fold = |rects: &[Rect]| {
+            rects.iter().copied().reduce(|a, b| {
+                Rect::new(
+                    a.min_x.min(b.min_x),
+                    a.min_y.min(b.min_y),
+                    a.max_x.max(b.max_x),
+                    a.max_y.max(b.max_y),
+                )
+            })
+        };
+        for n in [0, 1, 7, 8, 9, 16, 23, 40] {
+            let (mut items, rects) = list(&mut rng, n);
+            assert_eq!(items.bounds(), fold(&rects), "n = {n}");
+            if n > 2 {
+                let (gone, _) = items.swap_remove(n / 2);
+                let left: Vec<Rect> = items.items().map(|it| it.rect).collect();
+                assert_eq!(left.len(), n - 1);
+                assert!(rects.contains(&gone));
+                assert_eq!(items.bounds(), fold(&left), "n = {n}, after a removal");
+            }
+        }
     }
 
     #[test]
