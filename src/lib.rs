@@ -34,9 +34,10 @@
 //!
 //! ## Unsafe code
 //! Denied everywhere but one small module, `quadtree/items.rs`: the test of one rectangle
-//! against a block of eight stored ones with SSE or AVX intrinsics on x86_64, which the
-//! compiler does not vectorize from portable code. AVX is used only after a run-time check
-//! that the CPU has it. Other targets use the portable form.
+//! against a block of eight stored ones with SSE or AVX intrinsics on x86_64, and a list's
+//! bounding box with SSE `min`/`max`, which the compiler does not vectorize from portable
+//! code. AVX is used only after a run-time check that the CPU has it. Other targets use the
+//! portable form.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
