@@ -408,9 +408,26 @@ impl<T> ItemList<T> {
         F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
         H: Fn(&Lanes, &Rect) -> u32 + Copy,
     {
-        for i in 0..self.entries.len() {
-            let a = self.item(i);
-            self.scan(&a.rect, i + 1, |b| f(a, b), hits)?;
+        // Each item against the items before it: a list's last block is usually part-full,
+        // and this way its few items meet the full blocks, rather than every item of the
+        // full blocks meeting it (a list of 12 takes 15 block tests instead of 20).
+        for j in 1..self.entries.len() {
+            let b = self.rect(j);
+            let (last, lanes_before) = (j / W, j % W);
+            for (k, lanes) in self.lanes[..last + usize::from(lanes_before > 0)]
+                .iter()
+                .enumerate()
+            {
+                let mut mask = hits(lanes, &b);
+                if k == last {
+                    mask &= (1u32 << lanes_before) - 1;
+                }
+                while mask != 0 {
+                    let i = k * W + mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    f(self.item(i), self.item(j))?;
+                }
+            }
         }
         ControlFlow::Continue(())
     }
@@ -720,6 +737,9 @@ mod tests {
                 },
                 Lanes::hits,
             );
+            // Each pair once, `a` before `b`; the order of the pairs is free.
+            dispatched.sort_unstable();
+            portable.sort_unstable();
             assert_eq!((&dispatched, &portable), (&want, &want));
             let mut gathered = Vec::new();
             items.gather_hits(&r, &mut gathered);
