@@ -372,19 +372,24 @@ fn nearest_with_any_k_matches_a_full_sort() {
     }
 }
 
+/// Pseudo-random numbers without a dependency: `next(range)` is one of `steps` evenly spaced
+/// values in `[0, range)`, from a xorshift generator started at `seed`.
+fn xorshift(mut seed: u64, steps: u64) -> impl FnMut(f32) -> f32 {
+    move |range| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % steps) as f32 / steps as f32 * range
+    }
+}
+
 /// Under loose placement an item's level follows from its size alone: seed 004's 32x32 boxes
 /// in an 800x600 world all sit at level 4, none at the root, where an exact tree keeps every
 /// box that crosses a centre line. Both answer the same queries as a brute-force scan.
 #[test]
 fn loose_placement_levels_follow_size() {
     let world = Rect::new(0.0, 0.0, 800.0, 600.0);
-    let mut rng = 12345u64;
-    let mut next = move |range: f32| {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng % 10_000) as f32 / 10_000.0 * range
-    };
+    let mut next = xorshift(12345, 10_000);
     let rects: Vec<Rect> = (0..20_000)
         .map(|_| Rect::from_min_size(next(768.0), next(568.0), 32.0, 32.0))
         .collect();
@@ -476,13 +481,7 @@ fn circle_queries_keep_items_at_the_rounded_edge() {
 #[test]
 fn pairs_in_a_large_tree_match_brute_force() {
     let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
-    let mut rng = 987654321u64;
-    let mut next = move |range: f32| {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng % 100_000) as f32 / 100_000.0 * range
-    };
+    let mut next = xorshift(987654321, 100_000);
     let rects: Vec<Rect> = (0..12_000)
         .map(|i| {
             let side = if i % 50 == 0 { 40.0 } else { 1.0 + next(7.0) };

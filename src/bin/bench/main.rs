@@ -330,11 +330,13 @@ fn seed004_floor(rects: &[Rect]) {
     });
     line("seed004.floor.append_only_new_lists", ms(fresh), "ms");
     line("seed004.floor.append_only_reused_lists", ms(refill), "ms");
-    // The first touch of as many bytes as those lists and slots hold (40 per item): one write
-    // per 4 KiB page of a zeroed allocation, which the kernel maps only on that first write.
-    // No structure that keeps every item in memory it has not written before can build
-    // faster than this on the same machine.
-    let bytes = rects.len() * 40;
+    // The first touch of as many bytes as those lists and slots hold: one write per 4 KiB
+    // page of a zeroed allocation, which the kernel maps only on that first write. No
+    // structure that keeps every item in memory it has not written before can build faster
+    // than this on the same machine.
+    let per_item = std::mem::size_of::<Stored>() + std::mem::size_of::<Slot>();
+    assert_eq!(per_item, 40, "the line's name gives 40 bytes per item");
+    let bytes = rects.len() * per_item;
     let (touch, _) = median(5, || {
         let mut block = vec![0u8; bytes];
         for page in block.chunks_mut(4096) {
