@@ -1,7 +1,7 @@
 //! Criterion benchmarks: the quadtree beside its baselines on the same data.
 //! `cargo bench` runs them; `cargo run --release --bin bench` prints the project's table.
 
-#[path = "../src/bin/bench/workloads.rs"]
+#[path = "../bin/bench/workloads.rs"]
 #[allow(dead_code)]
 mod workloads;
 
