@@ -1,4 +1,4 @@
-//! All intersecting pairs, each unordered pair exactly once (seed 001's `findAllIntersections`).
+//! All intersecting pairs, each unordered pair exactly once.
 
 use std::ops::ControlFlow;
 
@@ -113,7 +113,7 @@ impl<T> Quadtree<T> {
             if !loose && !has_below {
                 continue;
             }
-            // Stage 2: each item here against the items below this node (and, under loose
+            // Stage 3: each item here against the items below this node (and, under loose
             // placement, in and below the neighbouring nodes of this level) whose regions its
             // rectangle overlaps.
             for a in items.items() {

@@ -1,0 +1,286 @@
+//! Placement: which node an item belongs in, computed directly from its rectangle rather
+//! than by descending from the root.
+//!
+//! Rectangle edges map to integer cell coordinates at the deepest level; the mapping is
+//! monotone, so two rectangles that overlap in `f32` also overlap as cell ranges, and every
+//! query can prune with integers exactly. Under exact placement the highest bit set in
+//! `(x0 ^ x1) | (y0 ^ y1)` gives the level where the two edges first share a cell (XOR /
+//! highest-set-bit placement, as in Game Programming Gems 2, 4.5). Under loose placement an
+//! item's level follows from its size and its cell from its centre. A dense table per level
+//! then names the node of that cell, if it exists (`node_for`).
+
+use super::{Node, Placement, Quadtree, Rect, NULL};
+
+/// The node a rectangle belongs to, before looking at which nodes exist: the smallest cell of
+/// the full quadtree (down to `max_depth`) that contains it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Place {
+    pub(super) level: u8,
+    pub(super) cx: u32,
+    pub(super) cy: u32,
+}
+
+/// Inclusive integer cell range at the deepest level: the pruning key of every query.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct CellRange {
+    pub(super) x0: u32,
+    pub(super) y0: u32,
+    pub(super) x1: u32,
+    pub(super) y1: u32,
+}
+
+impl<T> Quadtree<T> {
+    /// Deepest-level cell coordinate of `x`. The mapping is monotone (subtract, multiply by a
+    /// positive constant, truncate, clamp), which is what makes integer pruning exact:
+    /// `a <= b` implies `cell(a) <= cell(b)`, so rectangles that overlap in `f32` also overlap
+    /// as cell ranges. The `as u32` cast saturates, so points left of the world map to 0.
+    #[inline]
+    pub(super) fn cell_x(&self, x: f32) -> u32 {
+        (((x - self.world.min_x) * self.scale_x) as u32).min(self.max_cell)
+    }
+
+    #[inline]
+    pub(super) fn cell_y(&self, y: f32) -> u32 {
+        (((y - self.world.min_y) * self.scale_y) as u32).min(self.max_cell)
+    }
+
+    #[inline]
+    pub(super) fn cell_range(&self, r: &Rect) -> CellRange {
+        CellRange {
+            x0: self.cell_x(r.min_x),
+            y0: self.cell_y(r.min_y),
+            x1: self.cell_x(r.max_x),
+            y1: self.cell_y(r.max_y),
+        }
+    }
+
+    /// The level and cell a rectangle belongs to in the full tree, by the XOR / highest-bit
+    /// trick: the number of significant bits of `x0 ^ x1` is the number of levels, counted
+    /// from the bottom, that the two edges spend in different cells.
+    #[inline]
+    pub(super) fn place_of(&self, r: &Rect) -> Place {
+        if !self.world.contains_rect(r) {
+            return Place {
+                level: 0,
+                cx: 0,
+                cy: 0,
+            };
+        }
+        let c = self.cell_range(r);
+        if self.config.placement == Placement::Loose {
+            return self.loose_place_of(c);
+        }
+        let bits = 32 - ((c.x0 ^ c.x1) | (c.y0 ^ c.y1)).leading_zeros();
+        Place {
+            level: self.config.max_depth - bits as u8,
+            cx: c.x0 >> bits,
+            cy: c.y0 >> bits,
+        }
+    }
+
+    /// Loose placement, in integer cells so that queries can prune exactly: a node `2^k`
+    /// deepest cells wide reaches `loose_margin` cells beyond its cell on each side, so an
+    /// item whose cell span is at most `2^k` (k >= 1) fits the node of its middle cell; at the
+    /// deepest level (k = 0) the margin is zero and only single-cell items fit.
+    #[inline]
+    pub(super) fn loose_place_of(&self, c: CellRange) -> Place {
+        let span = (c.x1 - c.x0).max(c.y1 - c.y0);
+        let k = if span == 0 {
+            0
+        } else {
+            (32 - (span - 1).leading_zeros()).max(1)
+        };
+        if k > self.config.max_depth as u32 {
+            return Place {
+                level: 0,
+                cx: 0,
+                cy: 0,
+            };
+        }
+        Place {
+            level: self.config.max_depth - k as u8,
+            cx: ((c.x0 + c.x1) >> 1) >> k,
+            cy: ((c.y0 + c.y1) >> 1) >> k,
+        }
+    }
+
+    /// How many deepest-level cells a node `2^shift` cells wide reaches beyond its own cell on
+    /// each side: half a cell under loose placement, nothing under exact placement.
+    #[inline]
+    pub(super) fn loose_margin(&self, shift: u8) -> u32 {
+        ((1u32 << shift) >> 1) & self.loose_mask
+    }
+
+    /// The node that must hold an item of place `p`: the deepest existing node on the path to
+    /// `p`'s cell at a level no deeper than `p.level`. Existence is monotone along a path
+    /// (children come in blocks of four), so the first table hit from below is the deepest.
+    #[inline]
+    pub(super) fn node_for(&self, p: Place) -> u32 {
+        let mut level = p.level.min(self.deepest);
+        loop {
+            let shift = p.level - level;
+            let table = &self.level_tables[level as usize];
+            if !table.is_empty() {
+                let idx = ((p.cy >> shift) << level | (p.cx >> shift)) as usize;
+                let node = table[idx];
+                if node != NULL {
+                    return node;
+                }
+            }
+            // Level 0 always holds the root, so this never underflows.
+            level -= 1;
+        }
+    }
+
+    /// Whether an item of place `p` belongs in `node` as the tree stands.
+    #[inline]
+    pub(super) fn fits(&self, node: &Node<T>, p: Place) -> bool {
+        if p.level < node.level {
+            return false;
+        }
+        let shift = p.level - node.level;
+        (p.cx >> shift) == node.cx
+            && (p.cy >> shift) == node.cy
+            && (node.is_leaf() || p.level == node.level)
+    }
+
+    /// The cells of `level` whose regions can overlap `range` (deepest-level cells): the
+    /// range widened by that level's loose margin (none under exact placement), then shifted.
+    /// Not clamped to the level's last cell.
+    #[inline]
+    pub(super) fn range_at_level(&self, range: CellRange, level: u8) -> CellRange {
+        let shift = self.config.max_depth - level;
+        let m = self.loose_margin(shift);
+        CellRange {
+            x0: range.x0.saturating_sub(m) >> shift,
+            y0: range.y0.saturating_sub(m) >> shift,
+            x1: (range.x1 + m) >> shift,
+            y1: (range.y1 + m) >> shift,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quadtree::Config;
+
+    /// A 64x64 world at depth 6: one deepest-level cell per world unit.
+    fn tree(placement: Placement) -> Quadtree<()> {
+        let config = Config {
+            placement,
+            ..Config::default()
+        };
+        Quadtree::with_config(Rect::new(0.0, 0.0, 64.0, 64.0), config).unwrap()
+    }
+
+    fn place(level: u8, cx: u32, cy: u32) -> Place {
+        Place { level, cx, cy }
+    }
+
+    #[test]
+    fn exact_level_is_where_the_edges_first_share_a_cell() {
+        let t = tree(Placement::Exact);
+        // Inside one deepest cell.
+        assert_eq!(t.place_of(&Rect::new(1.2, 1.2, 1.8, 1.8)), place(6, 1, 1));
+        // Cells 2 and 3 differ in bit 0 only: one level up, cell (1, 1).
+        assert_eq!(t.place_of(&Rect::new(2.5, 2.5, 3.5, 3.5)), place(5, 1, 1));
+        // Cells 3 and 4 differ up to bit 2: three levels up.
+        assert_eq!(t.place_of(&Rect::new(3.5, 0.5, 4.5, 0.5)), place(3, 0, 0));
+        // Crossing the world's vertical centre line: the root, however small.
+        assert_eq!(
+            t.place_of(&Rect::new(31.9, 10.0, 32.1, 10.1)),
+            place(0, 0, 0)
+        );
+        // The far corner cell; a rectangle on the world's edge maps to the last cell.
+        assert_eq!(
+            t.place_of(&Rect::new(63.5, 63.5, 64.0, 64.0)),
+            place(6, 63, 63)
+        );
+        // Outside the world, even partly: the root.
+        assert_eq!(t.place_of(&Rect::new(-1.0, 5.0, 0.5, 5.5)), place(0, 0, 0));
+        assert_eq!(t.place_of(&Rect::new(63.0, 5.0, 64.5, 5.5)), place(0, 0, 0));
+    }
+
+    #[test]
+    fn loose_level_follows_size_and_cell_follows_centre() {
+        let t = tree(Placement::Loose);
+        // One cell: the deepest level.
+        assert_eq!(t.place_of(&Rect::new(1.2, 1.2, 1.8, 1.8)), place(6, 1, 1));
+        // Two cells across the world's centre: level 5 (margin half a 2-cell node), at the
+        // node of its middle cell, not the root.
+        assert_eq!(
+            t.place_of(&Rect::new(31.5, 10.2, 32.5, 10.4)),
+            place(5, 15, 5)
+        );
+        // Spans of 3 and 4 cells both need a node 4 cells wide.
+        assert_eq!(t.place_of(&Rect::new(8.5, 8.5, 11.5, 8.6)), place(4, 2, 2));
+        assert_eq!(t.place_of(&Rect::new(8.5, 8.5, 12.5, 8.6)), place(4, 2, 2));
+        // Wider than half the world: the root.
+        assert_eq!(t.place_of(&Rect::new(0.5, 0.5, 40.0, 1.0)), place(0, 0, 0));
+    }
+
+    #[test]
+    fn loose_margin_is_half_a_cell_and_none_when_exact() {
+        let (e, l) = (tree(Placement::Exact), tree(Placement::Loose));
+        for shift in 0..=6u8 {
+            assert_eq!(e.loose_margin(shift), 0);
+            assert_eq!(l.loose_margin(shift), (1u32 << shift) / 2);
+        }
+        // The range of a node level widens by that margin before shifting.
+        let r = CellRange {
+            x0: 10,
+            y0: 10,
+            x1: 10,
+            y1: 10,
+        };
+        let at = |t: &Quadtree<()>, level| {
+            let c = t.range_at_level(r, level);
+            (c.x0, c.y0, c.x1, c.y1)
+        };
+        assert_eq!(at(&e, 4), (2, 2, 2, 2));
+        // Level 4 nodes are 4 cells wide and reach 2 beyond: cells 8..=12 -> nodes 2..=3.
+        assert_eq!(at(&l, 4), (2, 2, 3, 3));
+        assert_eq!(at(&l, 6), (10, 10, 10, 10));
+    }
+
+    /// Every placement of random rectangles holds the rectangle in the node's region (its cell,
+    /// widened by the loose margin) and, under exact placement, no child could hold it.
+    #[test]
+    fn random_rectangles_fit_their_place_and_no_deeper() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        for placement in [Placement::Exact, Placement::Loose] {
+            let t = tree(placement);
+            for _ in 0..20_000 {
+                let (x, y) = (next() * 64.0, next() * 64.0);
+                let size = next().powi(3) * 40.0;
+                let r = Rect::new(x, y, (x + size).min(64.0), (y + size).min(64.0));
+                let p = t.place_of(&r);
+                let c = t.cell_range(&r);
+                let shift = 6 - p.level;
+                let m = t.loose_margin(shift);
+                let lo = |cell: u32| (cell << shift).saturating_sub(m);
+                let hi = |cell: u32| ((cell + 1) << shift) - 1 + m;
+                assert!(
+                    lo(p.cx) <= c.x0 && c.x1 <= hi(p.cx),
+                    "{placement:?} {r:?} {p:?}"
+                );
+                assert!(
+                    lo(p.cy) <= c.y0 && c.y1 <= hi(p.cy),
+                    "{placement:?} {r:?} {p:?}"
+                );
+                if placement == Placement::Exact && p.level < 6 {
+                    let s = shift - 1;
+                    let one_child = c.x0 >> s == c.x1 >> s && c.y0 >> s == c.y1 >> s;
+                    assert!(!one_child, "{r:?} fits a child of {p:?}");
+                }
+            }
+        }
+    }
+}

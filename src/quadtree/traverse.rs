@@ -1,0 +1,163 @@
+//! The walks every query and the pair search share. Nothing recurses: a depth-first walk keeps
+//! an explicit stack of node indices on the call stack (`NodeStack`), pruned by integer cell
+//! ranges (exact, see `placement`), and a walk over a small range reads the level tables cell by
+//! cell instead. No walk allocates.
+
+use std::ops::ControlFlow;
+
+use super::{CellRange, ItemList, ItemRef, Node, Quadtree, Rect, MAX_DEPTH, NULL};
+
+/// A DFS pops one node and pushes at most four, and never goes deeper than `MAX_DEPTH`,
+/// so it never holds more than `3 * MAX_DEPTH + 1` nodes; the bound leaves room to spare.
+const STACK_LEN: usize = 4 * MAX_DEPTH as usize + 4;
+
+/// Up to this many deepest-level cells, [`Quadtree::walk_below`] reads the level tables cell
+/// by cell instead of walking down the nodes.
+const TABLE_WALK_CELLS: u64 = 64;
+
+/// A small stack of node indices that lives on the call stack.
+pub(super) struct NodeStack {
+    buf: [u32; STACK_LEN],
+    len: usize,
+}
+
+impl NodeStack {
+    pub(super) fn empty() -> Self {
+        NodeStack {
+            buf: [NULL; STACK_LEN],
+            len: 0,
+        }
+    }
+
+    pub(super) fn new(root: u32) -> Self {
+        let mut s = Self::empty();
+        s.push(root);
+        s
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, node: u32) {
+        self.buf[self.len] = node;
+        self.len += 1;
+    }
+
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<u32> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.buf[self.len])
+    }
+}
+
+impl<T> Quadtree<T> {
+    /// Visits every node in `start`'s subtree whose region overlaps `range`.
+    #[inline]
+    pub(super) fn walk_nodes<F>(&self, start: u32, range: CellRange, f: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Node<T>) -> ControlFlow<()>,
+    {
+        self.walk_stack(NodeStack::new(start), range, f)
+    }
+
+    /// Pops nodes off `stack`, hands each to `f` and pushes its overlapping children.
+    #[inline]
+    pub(super) fn walk_stack<F>(
+        &self,
+        mut stack: NodeStack,
+        range: CellRange,
+        mut f: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(&Node<T>) -> ControlFlow<()>,
+    {
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            f(node)?;
+            self.push_children(&mut stack, node, range);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Calls `f` for every entry intersecting `query` (closed), with the lists' block test,
+    /// in the nodes whose regions overlap it.
+    #[inline]
+    pub(super) fn walk_rect_hits<F>(&self, query: &Rect, mut f: F) -> ControlFlow<()>
+    where
+        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+    {
+        self.walk_nodes(0, self.cell_range(query), |node| {
+            node.items.for_each_hit(query, 0, &mut f)
+        })
+    }
+
+    /// Hands `f` the items of every node below `parent` (not `parent`'s own) whose region
+    /// overlaps `range`: a superset of the answer, callers filter each entry exactly. Nodes
+    /// whose subtrees are empty may be handed over too (with no items).
+    #[inline]
+    pub(super) fn walk_below<F>(
+        &self,
+        parent: &Node<T>,
+        range: CellRange,
+        mut f: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(&ItemList<T>) -> ControlFlow<()>,
+    {
+        // Stage 1: a small range reads each level's table directly, level by level: no stack
+        // and no child tests, which is most of the walk's cost for small items. A node exists
+        // only if its parent does, so a level without a node in range ends the walk.
+        let deep = self.range_at_level(range, self.deepest);
+        let cells = u64::from(deep.x1 - deep.x0 + 1) * u64::from(deep.y1 - deep.y0 + 1);
+        if cells <= TABLE_WALK_CELLS {
+            for level in parent.level + 1..=self.deepest {
+                // Only `parent`'s descendants: its cell, `2^s` cells wide at this level.
+                let s = level - parent.level;
+                let r = self.range_at_level(range, level);
+                let x0 = r.x0.max(parent.cx << s);
+                let x1 = r.x1.min(((parent.cx + 1) << s) - 1);
+                let y0 = r.y0.max(parent.cy << s);
+                let y1 = r.y1.min(((parent.cy + 1) << s) - 1);
+                let table = &self.level_tables[level as usize];
+                let mut any = false;
+                for cy in y0..=y1 {
+                    for cx in x0..=x1 {
+                        let n = table[((cy << level) | cx) as usize];
+                        if n != NULL {
+                            any = true;
+                            f(&self.nodes[n as usize].items)?;
+                        }
+                    }
+                }
+                if !any {
+                    break;
+                }
+            }
+            return ControlFlow::Continue(());
+        }
+        // Stage 2: otherwise walk down from `parent`, visiting only nodes that exist.
+        let mut stack = NodeStack::empty();
+        self.push_children(&mut stack, parent, range);
+        self.walk_stack(stack, range, |node| f(&node.items))
+    }
+
+    /// Pushes the non-empty children of `node` whose regions overlap `range`.
+    #[inline]
+    pub(super) fn push_children(&self, stack: &mut NodeStack, node: &Node<T>, range: CellRange) {
+        if node.is_leaf() {
+            return;
+        }
+        // Children are one level down: compare the range's cells at that level.
+        let r = self.range_at_level(range, node.level + 1);
+        for q in 0..4 {
+            let c = node.first_child + q;
+            let child = &self.nodes[c as usize];
+            if child.subtree_len > 0
+                && r.x0 <= child.cx
+                && child.cx <= r.x1
+                && r.y0 <= child.cy
+                && child.cy <= r.y1
+            {
+                stack.push(c);
+            }
+        }
+    }
+}
