@@ -41,7 +41,7 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod baseline;
+pub mod oracle;
 mod quadtree;
 #[cfg(feature = "sim")]
 pub mod sim;

@@ -1,6 +1,11 @@
 //! Criterion benchmarks: the quadtree beside its baselines on the same data.
 //! `cargo bench` runs them; `cargo run --release --bin bench` prints the project's table.
 
+// Shared with the bench binary, whose unit tests it carries: unused here.
+#[path = "../bin/bench/baselines.rs"]
+#[allow(unused_imports)]
+mod baselines;
+
 #[path = "../bin/bench/workloads.rs"]
 #[allow(dead_code)]
 mod workloads;
@@ -8,8 +13,8 @@ mod workloads;
 use std::hint::black_box;
 use std::ops::ControlFlow;
 
+use baselines::{SortAndSweep, UniformGrid};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use quadstress::baseline::{SortAndSweep, UniformGrid};
 use quadstress::{Config, Placement, Quadtree, Rect};
 
 fn build(world: Rect, rects: &[Rect]) -> Quadtree<u32> {

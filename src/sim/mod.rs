@@ -24,7 +24,7 @@ use std::ops::ControlFlow;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::baseline::brute_force_pairs;
+use crate::oracle::brute_force_pairs;
 use crate::{Config, ItemId, Quadtree, QuadtreeError, Rect};
 
 /// How contacts are found.

@@ -3,6 +3,7 @@
 use std::ops::ControlFlow;
 
 use quadstress::{
+    oracle::{self, TestRng},
     Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_CAPACITY, MAX_DEPTH,
 };
 
@@ -360,36 +361,28 @@ fn nearest_with_any_k_matches_a_full_sort() {
     let mut out = Vec::new();
     for k in [0, 1, 7, 49, 50, 51, usize::MAX] {
         let n = tree.nearest(40.0, 60.0, k, &mut out).unwrap();
-        let mut want: Vec<f32> = tree
-            .iter()
-            .map(|i| i.rect.distance_squared(40.0, 60.0).sqrt())
-            .collect();
-        want.sort_by(f32::total_cmp);
-        want.truncate(k);
+        let items: Vec<(ItemId, Rect)> = tree.iter().map(|i| (i.id, i.rect)).collect();
+        let want = oracle::nearest_distances(&items, 40.0, 60.0, k);
         assert_eq!(n, want.len());
         let got: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
         assert_eq!(got, want, "k = {k}");
     }
 }
 
-/// Pseudo-random numbers without a dependency: `next(range)` is one of `steps` evenly spaced
-/// values in `[0, range)`, from a xorshift generator started at `seed`.
-fn xorshift(mut seed: u64, steps: u64) -> impl FnMut(f32) -> f32 {
-    move |range| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % steps) as f32 / steps as f32 * range
-    }
+/// `next(range)` is one of `steps` evenly spaced values in `[0, range)`: coarse steps make
+/// exact touches common.
+fn grid_values(seed: u64, steps: u64) -> impl FnMut(f32) -> f32 {
+    let mut rng = TestRng::new(seed);
+    move |range| rng.grid(range, steps)
 }
 
-/// Under loose placement an item's level follows from its size alone: seed 004's 32x32 boxes
-/// in an 800x600 world all sit at level 4, none at the root, where an exact tree keeps every
+/// Under loose placement an item's level follows from its size alone: 32x32 boxes in an
+/// 800x600 world all sit at level 4, none at the root, where an exact tree keeps every
 /// box that crosses a centre line. Both answer the same queries as a brute-force scan.
 #[test]
 fn loose_placement_levels_follow_size() {
     let world = Rect::new(0.0, 0.0, 800.0, 600.0);
-    let mut next = xorshift(12345, 10_000);
+    let mut next = grid_values(12345, 10_000);
     let rects: Vec<Rect> = (0..20_000)
         .map(|_| Rect::from_min_size(next(768.0), next(568.0), 32.0, 32.0))
         .collect();
@@ -415,10 +408,8 @@ fn loose_placement_levels_follow_size() {
         Rect::new(0.0, 0.0, 10.0, 10.0),
         Rect::new(123.0, 456.0, 321.0, 460.0),
     ] {
-        let mut want: Vec<u32> = (0..rects.len() as u32)
-            .filter(|&i| rects[i as usize].intersects(&q))
-            .collect();
-        want.sort();
+        let keyed: Vec<(u32, Rect)> = (0..).zip(rects.iter().copied()).collect();
+        let want = oracle::query_rect(&keyed, &q);
         for tree in &trees {
             let mut got = Vec::new();
             let _ = tree.for_each_in_rect(&q, |item| {
@@ -481,21 +472,15 @@ fn circle_queries_keep_items_at_the_rounded_edge() {
 #[test]
 fn pairs_in_a_large_tree_match_brute_force() {
     let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
-    let mut next = xorshift(987654321, 100_000);
+    let mut next = grid_values(987654321, 100_000);
     let rects: Vec<Rect> = (0..12_000)
         .map(|i| {
             let side = if i % 50 == 0 { 40.0 } else { 1.0 + next(7.0) };
             Rect::from_min_size(next(1040.0) - 20.0, next(1040.0) - 20.0, side, side)
         })
         .collect();
-    let mut want = Vec::new();
-    for (i, a) in rects.iter().enumerate() {
-        for (j, b) in rects.iter().enumerate().skip(i + 1) {
-            if a.intersects(b) {
-                want.push((i as u32, j as u32));
-            }
-        }
-    }
+    let keyed: Vec<(u32, Rect)> = (0..).zip(rects.iter().copied()).collect();
+    let want = oracle::pairs(&keyed);
     for placement in PLACEMENTS {
         for max_depth in [4, 6, 8] {
             let config = Config {

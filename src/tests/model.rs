@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use proptest::prelude::*;
-use quadstress::{Config, ItemId, Placement, Quadtree, QuadtreeError, Rect};
+use quadstress::{oracle, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect};
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 80.0);
 
@@ -78,49 +78,36 @@ fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
     v
 }
 
-/// Compares every query kind with a brute-force scan of `model`.
+/// Compares every query kind with the brute-force oracle over `model`.
 fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, probe: &Probe) {
     assert_eq!(tree.len(), model.len());
+    let items: Vec<(ItemId, Rect)> = model.iter().map(|(id, (r, _))| (*id, *r)).collect();
     let mut got = Vec::new();
     match *probe {
         Probe::Rect(q) => {
             tree.query_rect(&q, &mut got).unwrap();
-            let want: Vec<_> = model
-                .iter()
-                .filter(|(_, (r, _))| r.intersects(&q))
-                .map(|(id, _)| *id)
-                .collect();
-            assert_eq!(sorted(got), sorted(want), "rect query {q:?}");
+            assert_eq!(
+                sorted(got),
+                oracle::query_rect(&items, &q),
+                "rect query {q:?}"
+            );
         }
         Probe::Point(x, y) => {
             tree.query_point(x, y, &mut got).unwrap();
-            let want: Vec<_> = model
-                .iter()
-                .filter(|(_, (r, _))| r.contains_point(x, y))
-                .map(|(id, _)| *id)
-                .collect();
-            assert_eq!(sorted(got), sorted(want), "point query {x},{y}");
+            let want = oracle::query_point(&items, x, y);
+            assert_eq!(sorted(got), want, "point query {x},{y}");
         }
         Probe::Circle(x, y, rad) => {
             tree.query_circle(x, y, rad, &mut got).unwrap();
-            let want: Vec<_> = model
-                .iter()
-                .filter(|(_, (r, _))| r.intersects_circle(x, y, rad))
-                .map(|(id, _)| *id)
-                .collect();
-            assert_eq!(sorted(got), sorted(want), "circle query {x},{y} r {rad}");
+            let want = oracle::query_circle(&items, x, y, rad);
+            assert_eq!(sorted(got), want, "circle query {x},{y} r {rad}");
         }
         Probe::Nearest(x, y, k) => {
             let mut out = Vec::new();
             tree.nearest(x, y, k, &mut out).unwrap();
-            let mut all: Vec<f32> = model
-                .values()
-                .map(|(r, _)| r.distance_squared(x, y).sqrt())
-                .collect();
-            all.sort_by(f32::total_cmp);
-            all.truncate(k);
             let dists: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
-            assert_eq!(dists, all, "nearest {k} to {x},{y}");
+            let want = oracle::nearest_distances(&items, x, y, k);
+            assert_eq!(dists, want, "nearest {k} to {x},{y}");
             for &(id, d) in &out {
                 let (r, _) = model[&id];
                 assert_eq!(
@@ -131,37 +118,26 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
             }
         }
     }
-    // All pairs, each once, against brute force over the model.
+    // All pairs, each once.
     let mut pairs = Vec::new();
     tree.pairs(&mut pairs);
     let n = pairs.len();
     pairs.sort();
     pairs.dedup();
     assert_eq!(pairs.len(), n, "a pair was reported twice");
-    let items: Vec<(ItemId, Rect)> = model.iter().map(|(id, (r, _))| (*id, *r)).collect();
-    let mut want = Vec::new();
-    for (i, (a, ra)) in items.iter().enumerate() {
-        for (b, rb) in &items[i + 1..] {
-            if ra.intersects(rb) {
-                want.push((*a.min(b), *a.max(b)));
-            }
-        }
-    }
-    want.sort();
-    assert_eq!(pairs, want, "pairs");
+    assert_eq!(pairs, oracle::pairs(&items), "pairs");
     // Everything colliding with one existing item.
-    if let Some((&id, &(r, _))) = model.iter().next() {
+    if let Some(&(id, _)) = items.first() {
         let mut got = Vec::new();
         let _ = tree.for_each_colliding_with(id, |item| {
             got.push(item.id);
             ControlFlow::Continue(())
         });
-        let want: Vec<_> = model
-            .iter()
-            .filter(|(other, (or, _))| **other != id && or.intersects(&r))
-            .map(|(id, _)| *id)
-            .collect();
-        assert_eq!(sorted(got), sorted(want), "colliding with {id:?}");
+        assert_eq!(
+            sorted(got),
+            oracle::colliding_with(&items, id),
+            "colliding with {id:?}"
+        );
     }
     // Iteration sees exactly the model, with payloads.
     let mut seen: Vec<(ItemId, u32)> = tree.iter().map(|it| (it.id, *it.value)).collect();

@@ -9,12 +9,14 @@
 //! Times are medians over repetitions. Compare ratios within a run, not absolute times across
 //! runs: the machines are shared.
 
+mod baselines;
 mod workloads;
 
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use quadstress::baseline::{brute_force_pairs, SortAndSweep, UniformGrid};
+use baselines::{SortAndSweep, UniformGrid};
+use quadstress::oracle::brute_force_pairs;
 use quadstress::{Config, ItemId, Placement, Quadtree, Rect};
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};

@@ -1,41 +1,15 @@
-//! Reference broad phases: the oracles of the tests and the baselines of the benchmarks.
+//! Reference broad phases the benchmarks compare the tree with (brute force lives in
+//! `quadstress::oracle`).
 //!
-//! They find the same thing as [`Quadtree::for_each_pair`](crate::Quadtree::for_each_pair):
+//! They find the same thing as `Quadtree::for_each_pair`:
 //! every unordered pair of intersecting closed rectangles, once. Each reports pairs as
 //! indices into the slice it was given, smaller index first. They use the same
 //! overlap test as the tree's pair search ([`Rect::intersects`]).
 
-use crate::Rect;
-
-/// Tests every pair: O(n²). The ground truth.
-///
-/// ```
-/// use quadstress::{baseline, Rect};
-/// let rects = [Rect::new(0.0, 0.0, 1.0, 1.0), Rect::new(1.0, 1.0, 2.0, 2.0), Rect::new(5.0, 5.0, 6.0, 6.0)];
-/// let mut pairs = Vec::new();
-/// baseline::brute_force_pairs(&rects, |a, b| pairs.push((a, b)));
-/// assert_eq!(pairs, vec![(0, 1)]);
-/// ```
-pub fn brute_force_pairs(rects: &[Rect], mut f: impl FnMut(u32, u32)) {
-    for (i, a) in rects.iter().enumerate() {
-        for (j, b) in rects.iter().enumerate().skip(i + 1) {
-            if a.intersects(b) {
-                f(i as u32, j as u32);
-            }
-        }
-    }
-}
+use quadstress::Rect;
 
 /// Sort-and-sweep on x: sort by left edge, and test each rectangle against those whose left
 /// edge is not past its right edge. Keeps its sort buffer between calls.
-///
-/// ```
-/// use quadstress::{baseline::SortAndSweep, Rect};
-/// let rects = [Rect::new(0.0, 0.0, 1.0, 1.0), Rect::new(1.0, 1.0, 2.0, 2.0), Rect::new(0.5, 5.0, 6.0, 6.0)];
-/// let mut n = 0;
-/// SortAndSweep::default().pairs(&rects, |_, _| n += 1);
-/// assert_eq!(n, 1);
-/// ```
 #[derive(Debug, Default)]
 pub struct SortAndSweep {
     order: Vec<(f32, u32)>,
@@ -70,14 +44,6 @@ impl SortAndSweep {
 ///
 /// On uniform data with cell = twice the object size, this is close to the practical limit
 /// of a broad phase; it is weak when sizes vary widely or objects cluster.
-///
-/// ```
-/// use quadstress::{baseline::UniformGrid, Rect};
-/// let rects = [Rect::new(0.0, 0.0, 1.0, 1.0), Rect::new(1.0, 1.0, 2.0, 2.0), Rect::new(5.0, 5.0, 6.0, 6.0)];
-/// let mut n = 0;
-/// assert!(UniformGrid::new(2.0).pairs(&rects, |_, _| n += 1));
-/// assert_eq!(n, 1);
-/// ```
 #[derive(Debug)]
 pub struct UniformGrid {
     cell: f32,
@@ -177,5 +143,42 @@ impl UniformGrid {
             }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quadstress::oracle::{self, TestRng};
+
+    /// Both baselines report exactly the oracle's pairs, on boxes with common exact touches.
+    #[test]
+    fn baselines_match_the_oracle() {
+        let mut rng = TestRng::new(11);
+        for n in [0, 1, 2, 50, 2_000] {
+            let rects: Vec<Rect> = (0..n)
+                .map(|_| {
+                    let (x, y) = (rng.grid(200.0, 400), rng.grid(200.0, 400));
+                    Rect::from_min_size(x, y, rng.grid(4.0, 8), rng.grid(4.0, 8))
+                })
+                .collect();
+            let keyed: Vec<(u32, Rect)> = rects
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i as u32, *r))
+                .collect();
+            let want = oracle::pairs(&keyed);
+            let mut got = Vec::new();
+            SortAndSweep::default().pairs(&rects, |a, b| got.push((a, b)));
+            got.sort_unstable();
+            assert_eq!(got, want, "sort and sweep, n = {n}");
+            got.clear();
+            assert!(UniformGrid::new(8.0).pairs(&rects, |a, b| got.push((a, b))));
+            got.sort_unstable();
+            assert_eq!(got, want, "grid, n = {n}");
+        }
+        // A box larger than a cell is refused, not mishandled.
+        let big = [Rect::new(0.0, 0.0, 10.0, 10.0)];
+        assert!(!UniformGrid::new(4.0).pairs(&big, |_, _| {}));
     }
 }
