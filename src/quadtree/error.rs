@@ -12,6 +12,7 @@ use std::fmt;
 /// assert!(tree.is_empty());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum QuadtreeError {
     /// A coordinate, radius or point was NaN or infinite.
     NonFinite,

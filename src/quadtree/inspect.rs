@@ -40,6 +40,8 @@ pub struct TreeStats {
 pub struct Nodes<'a, T> {
     tree: &'a Quadtree<T>,
     next: usize,
+    /// Live nodes not yet yielded.
+    remaining: usize,
 }
 
 impl<T> Iterator for Nodes<'_, T> {
@@ -51,12 +53,20 @@ impl<T> Iterator for Nodes<'_, T> {
             self.next += 1;
             let node = &self.tree.nodes[n];
             if node.live {
+                self.remaining -= 1;
                 return Some(self.tree.node_info(n as u32, node));
             }
         }
         None
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
 }
+
+impl<T> ExactSizeIterator for Nodes<'_, T> {}
+impl<T> std::iter::FusedIterator for Nodes<'_, T> {}
 
 /// Iterator over every item; see [`Quadtree::iter`].
 pub struct Iter<'a, T> {
@@ -64,6 +74,8 @@ pub struct Iter<'a, T> {
     /// The list being walked and the next position in it.
     list: Option<&'a super::ItemList<T>>,
     pos: usize,
+    /// Items not yet yielded.
+    remaining: usize,
 }
 
 impl<'a, T> Iterator for Iter<'a, T> {
@@ -73,11 +85,41 @@ impl<'a, T> Iterator for Iter<'a, T> {
         loop {
             if let Some(list) = self.list.filter(|l| self.pos < l.len()) {
                 self.pos += 1;
+                self.remaining -= 1;
                 return Some(list.item(self.pos - 1));
             }
             self.list = Some(&self.nodes.next()?.items);
             self.pos = 0;
         }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<T> ExactSizeIterator for Iter<'_, T> {}
+impl<T> std::iter::FusedIterator for Iter<'_, T> {}
+
+/// `for item in &tree` visits every item, as [`Quadtree::iter`] does.
+///
+/// ```
+/// use quadstress::{Quadtree, Rect};
+/// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0)).unwrap();
+/// tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 5).unwrap();
+/// tree.insert(Rect::new(6.0, 6.0, 7.0, 7.0), 6).unwrap();
+/// let mut sum = 0;
+/// for item in &tree {
+///     sum += *item.value;
+/// }
+/// assert_eq!(sum, 11);
+/// ```
+impl<'a, T> IntoIterator for &'a Quadtree<T> {
+    type Item = ItemRef<'a, T>;
+    type IntoIter = Iter<'a, T>;
+
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
     }
 }
 
@@ -116,6 +158,7 @@ impl<T> Quadtree<T> {
     /// tree.insert(Rect::new(7.5, 7.5, 7.6, 7.6), ()).unwrap(); // the root splits
     /// let nodes: Vec<_> = tree.nodes().collect();
     /// assert_eq!(nodes.len(), 5);
+    /// assert_eq!(tree.nodes().len(), 5);
     /// assert!(!nodes[0].is_leaf && nodes[0].depth == 0 && nodes[0].subtree_items == 2);
     /// assert!(nodes[1..].iter().all(|n| n.depth == 1 && n.rect.width() == 4.0));
     /// ```
@@ -123,6 +166,7 @@ impl<T> Quadtree<T> {
         Nodes {
             tree: self,
             next: 0,
+            remaining: self.nodes_per_level.iter().map(|&n| n as usize).sum(),
         }
     }
 
@@ -135,12 +179,14 @@ impl<T> Quadtree<T> {
     ///     tree.insert(Rect::from_min_size((i % 10) as f32, (i / 10) as f32, 0.5, 0.5), i).unwrap();
     /// }
     /// assert_eq!(tree.iter().map(|item| *item.value).sum::<i32>(), 4950);
+    /// assert_eq!(tree.iter().len(), 100);
     /// ```
     pub fn iter(&self) -> Iter<'_, T> {
         Iter {
             nodes: self.nodes.iter(),
             list: None,
             pos: 0,
+            remaining: self.len,
         }
     }
 

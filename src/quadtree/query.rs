@@ -2,7 +2,6 @@
 //! the walks of `traverse`. No query allocates, apart from what a caller's `out` grows by.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::ops::ControlFlow;
 
 use super::{traverse::NodeStack, ItemId, ItemRef, Quadtree, QuadtreeError, Rect};
@@ -253,7 +252,7 @@ impl<T> Quadtree<T> {
     }
 
     /// The `k` items nearest to the point, nearest first, as `(handle, distance)` pairs in
-    /// `out` (cleared first). The distance is from the point to the nearest point of the item's
+    /// `out` (appended, like every query's `out`). The distance is from the point to the nearest point of the item's
     /// rectangle, 0 inside it. Ties are broken arbitrarily. Allocates nothing once `out` holds
     /// `k` entries' worth of capacity.
     ///
@@ -275,6 +274,11 @@ impl<T> Quadtree<T> {
     /// let found: Vec<i32> = out.iter().map(|(id, _)| *tree.get(*id).unwrap()).collect();
     /// assert_eq!(found, vec![4, 5, 3]); // distances 1, 8, 11
     /// assert_eq!(out[0].1, 1.0);
+    ///
+    /// // Like every query, `nearest` appends: clear `out` to reuse it.
+    /// tree.nearest(0.0, 0.0, 1, &mut out).unwrap();
+    /// assert_eq!(out.len(), 4);
+    /// assert_eq!(out[3].1, 0.0);
     /// ```
     pub fn nearest(
         &self,
@@ -284,7 +288,6 @@ impl<T> Quadtree<T> {
         out: &mut Vec<(ItemId, f32)>,
     ) -> Result<usize, QuadtreeError> {
         check_point(x, y)?;
-        out.clear();
         if k == 0 || self.len == 0 {
             return Ok(0);
         }
@@ -298,29 +301,17 @@ impl<T> Quadtree<T> {
             .max(w.min_y.abs())
             .max(w.max_y.abs());
         let slack = (magnitude + w.width().max(w.height())) * 1e-5;
-        // The best candidates so far, in a max-heap on squared distance built over `out`'s
-        // allocation: O(log k) per candidate whatever k is.
-        let k = k.min(self.len);
-        let mut heap: BinaryHeap<Candidate> = std::mem::take(out)
-            .into_iter()
-            .map(|(id, d)| Candidate(d, id))
-            .collect();
-        heap.reserve(k);
+        // The best candidates so far, a max-heap on squared distance kept in `out`'s tail:
+        // O(log k) per candidate whatever k is, and no allocation beyond `out`'s growth.
+        let mut best = KBest::new(out, k.min(self.len));
         let mut stack = NodeStack::new(0);
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
-            let worst = |h: &BinaryHeap<Candidate>| h.peek().map_or(f32::INFINITY, |c| c.0);
-            if heap.len() == k && self.node_distance_squared(n, x, y, slack) > worst(&heap) {
+            if best.is_full() && self.node_distance_squared(n, x, y, slack) > best.worst() {
                 continue;
             }
-            node.items.for_each_distance(x, y, |d, e| {
-                if heap.len() < k {
-                    heap.push(Candidate(d, e.id));
-                } else if d < worst(&heap) {
-                    heap.pop();
-                    heap.push(Candidate(d, e.id));
-                }
-            });
+            node.items
+                .for_each_distance(x, y, |d, e| best.offer(Candidate(d, e.id)));
             if node.is_leaf() {
                 continue;
             }
@@ -332,22 +323,13 @@ impl<T> Quadtree<T> {
             }
             order.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
             for (c, d) in order {
-                if self.nodes[c as usize].subtree_len > 0 && (heap.len() < k || d <= worst(&heap)) {
+                if self.nodes[c as usize].subtree_len > 0 && (!best.is_full() || d <= best.worst())
+                {
                     stack.push(c);
                 }
             }
         }
-        // Same element size and alignment: the collect reuses the heap's buffer, which was
-        // `out`'s, so a caller that reuses `out` allocates nothing.
-        *out = heap
-            .into_sorted_vec()
-            .into_iter()
-            .map(|c| (c.1, c.0))
-            .collect();
-        for entry in out.iter_mut() {
-            entry.1 = entry.1.sqrt();
-        }
-        Ok(out.len())
+        Ok(best.finish())
     }
 
     /// Squared distance from the point to node `n`'s cell widened by `slack`; 0 for the root,
@@ -376,6 +358,91 @@ impl<T> Quadtree<T> {
 /// A nearest-neighbour candidate, ordered by squared distance (then handle, so ties are stable).
 #[derive(Clone, Copy, Debug)]
 struct Candidate(f32, ItemId);
+
+/// The `k` best candidates so far: a binary max-heap (worst on top) in the tail of the
+/// caller's `out`, past the entries it already held, stored as `(handle, squared distance)`.
+struct KBest<'a> {
+    out: &'a mut Vec<(ItemId, f32)>,
+    start: usize,
+    k: usize,
+}
+
+impl<'a> KBest<'a> {
+    fn new(out: &'a mut Vec<(ItemId, f32)>, k: usize) -> Self {
+        out.reserve(k);
+        let start = out.len();
+        KBest { out, start, k }
+    }
+
+    fn at(&self, i: usize) -> Candidate {
+        let (id, d) = self.out[self.start + i];
+        Candidate(d, id)
+    }
+
+    fn len(&self) -> usize {
+        self.out.len() - self.start
+    }
+
+    fn is_full(&self) -> bool {
+        self.len() == self.k
+    }
+
+    /// Squared distance of the worst kept candidate; infinite while fewer than `k` are kept.
+    fn worst(&self) -> f32 {
+        if self.is_full() {
+            self.at(0).0
+        } else {
+            f32::INFINITY
+        }
+    }
+
+    fn offer(&mut self, c: Candidate) {
+        if !self.is_full() {
+            // Sift up from the new last entry.
+            self.out.push((c.1, c.0));
+            let mut i = self.len() - 1;
+            while i > 0 {
+                let parent = (i - 1) / 2;
+                if self.at(parent) >= c {
+                    break;
+                }
+                self.out.swap(self.start + i, self.start + parent);
+                i = parent;
+            }
+        } else if c < self.at(0) {
+            // Replace the worst and sift down.
+            let mut i = 0;
+            loop {
+                let (l, r) = (2 * i + 1, 2 * i + 2);
+                let mut big = i;
+                let mut big_c = c;
+                if l < self.k && self.at(l) > big_c {
+                    (big, big_c) = (l, self.at(l));
+                }
+                if r < self.k && self.at(r) > big_c {
+                    big = r;
+                }
+                if big == i {
+                    break;
+                }
+                self.out[self.start + i] = self.out[self.start + big];
+                i = big;
+            }
+            self.out[self.start + i] = (c.1, c.0);
+        }
+    }
+
+    /// Sorts the kept candidates nearest first, turns squared distances into distances and
+    /// returns how many there are.
+    fn finish(self) -> usize {
+        let tail = &mut self.out[self.start..];
+        tail.sort_unstable_by_key(|&(id, d)| Candidate(d, id));
+        for entry in tail.iter_mut() {
+            entry.1 = entry.1.sqrt();
+        }
+        tail.len()
+    }
+}
 
 impl PartialEq for Candidate {
     fn eq(&self, other: &Self) -> bool {

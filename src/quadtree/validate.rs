@@ -6,7 +6,14 @@ use super::{Quadtree, NULL, RETIRED};
 
 /// A broken invariant found by [`Quadtree::validate`]: a bug in this crate, never a user error.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InvariantError(pub String);
+pub struct InvariantError(String);
+
+impl InvariantError {
+    /// Which invariant is broken, and where.
+    pub fn message(&self) -> &str {
+        &self.0
+    }
+}
 
 impl fmt::Display for InvariantError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -360,11 +360,19 @@ fn nearest_with_any_k_matches_a_full_sort() {
     let (tree, _) = filled();
     let mut out = Vec::new();
     for k in [0, 1, 7, 49, 50, 51, usize::MAX] {
+        // `out` is appended to, like every query's: what it held stays in front.
+        let (kept_id, _) = out
+            .first()
+            .copied()
+            .unwrap_or((tree.iter().next().unwrap().id, 0.0));
+        let held = vec![(kept_id, -1.0); 3];
+        out.clone_from(&held);
         let n = tree.nearest(40.0, 60.0, k, &mut out).unwrap();
+        assert_eq!(out[..3], held[..], "k = {k}");
         let items: Vec<(ItemId, Rect)> = tree.iter().map(|i| (i.id, i.rect)).collect();
         let want = oracle::nearest_distances(&items, 40.0, 60.0, k);
         assert_eq!(n, want.len());
-        let got: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
+        let got: Vec<f32> = out[3..].iter().map(|&(_, d)| d).collect();
         assert_eq!(got, want, "k = {k}");
     }
 }

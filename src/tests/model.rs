@@ -139,6 +139,10 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
             "colliding with {id:?}"
         );
     }
+    // The iterators know their lengths exactly.
+    assert_eq!(tree.iter().len(), model.len());
+    assert_eq!(tree.nodes().len(), tree.nodes().count());
+    assert_eq!(tree.nodes().len(), tree.stats().nodes);
     // Iteration sees exactly the model, with payloads.
     let mut seen: Vec<(ItemId, u32)> = tree.iter().map(|it| (it.id, *it.value)).collect();
     seen.sort();
