@@ -26,9 +26,17 @@
 //! # Ok::<(), quadstress::QuadtreeError>(())
 //! ```
 //!
+//! ## Modules
+//! - [`Quadtree`] and its types: the tree (see its documentation for a guide).
+//! - [`oracle`]: brute-force answers to every query and a seeded generator, the ground truth
+//!   of the crate's tests, public so that users can check their own use the same way.
+//! - `sim` (feature `sim`): the particle physics the demo runs.
+//!
 //! ## Features
-//! - `sim` (default): the particle simulation (module `sim`).
-//! - `demo` (default): the macroquad stress-test demo binary.
+//! - `sim` (default): the particle simulation (module `sim`; needs `rand`).
+//! - `demo` (default): the macroquad stress-test demo binary, with its scripted and headless
+//!   modes (needs `macroquad` and `clap`).
+//! - `bench` (default): the `bench` binary that prints every benchmark (needs `rstar`).
 //!
 //! With `default-features = false` the crate has no dependencies at all.
 //!
@@ -40,6 +48,11 @@
 //! portable form.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
+
+// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 pub mod oracle;
 mod quadtree;

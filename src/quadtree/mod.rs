@@ -20,6 +20,50 @@
 //! - `inspect`: node walk for drawing, item iteration, statistics;
 //! - `validate`: the check of every invariant;
 //! - `geom`, `error`: [`Rect`] and [`QuadtreeError`].
+//!
+//! # Why it is built this way
+//! - **Placement is computed, not searched.** Moving objects change node rarely, and when they
+//!   do, the new node comes from integer arithmetic plus one table read per level at most; a
+//!   move that stays in its node rewrites one rectangle. Subtree counters along the path to
+//!   the root (at most `max_depth + 1` of them) decide merges without any search.
+//! - **Exact placement is the default** because the demo and most games ask for all pairs of
+//!   small objects: under exact placement a pair can only be found between a node and its own
+//!   subtree, while loose nodes of one level overlap and must also meet their neighbours, which
+//!   makes more rectangle tests for the same pairs. Loose placement exists for region queries
+//!   over large, dense items, where exact placement keeps every straddler high in the tree.
+//! - **Rectangles live in blocks of eight, one array per edge, and nowhere else.** One query
+//!   rectangle is tested against a block with a few vector compares (AVX where the CPU has it,
+//!   checked at run time once per scan; SSE or portable code otherwise), and storing each
+//!   rectangle once keeps an item at about 40 bytes with a `u32` payload: builds are bound by
+//!   memory traffic, so bytes per item matter as much as instructions.
+//! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
+//!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to
+//!   update), even though they make more rectangle tests.
+//! - **The pair search works from below in small subtrees.** Walking every item of a node
+//!   down through its subtree dominated small searches; a node with at most a few thousand
+//!   items below it instead lets each descendant test the bounding box of its own items against
+//!   the node's list, then only the items that box meets. Larger subtrees keep the walk down,
+//!   which reads the level tables directly over small cell ranges instead of testing children.
+//! - **Reuse is deliberate.** Freed node blocks keep their item lists' allocations, and after
+//!   `clear()` blocks and slots are handed out lowest index first, so a refill that splits in
+//!   the same order gets back the same lists for the same cells and the slot table stays dense.
+//! - **Bulk rebuilds sort instead of inserting:** Morton keys, a counting sort, the shape
+//!   derived top-down from bucket ranges, then each entry moved once, with node lookups done
+//!   in batches so that their random reads overlap.
+//!
+//! # Where it falls short
+//! - Under exact placement a rectangle that crosses a large cell's centre lines stays in that
+//!   node however small it is, so region queries near those lines scan every such straddler.
+//!   With many items about `2 * item side / world side` of them sit at the root.
+//! - A one-by-one build of a million items into a fresh tree is bound by the first write to
+//!   fresh memory (page faults), not by placement: a comparable share of its time goes to
+//!   faulting in the pages the lists need.
+//! - The pair search over a thousand items beats brute force by two orders of magnitude, but
+//!   it is a few microseconds long, so a busy machine moves that ratio more than any change.
+//! - Tried and dropped, none faster in alternating runs: carrying the ancestors' items down a
+//!   depth-first search in a buffer; AVX-512 mask compares and blocks of sixteen; skipping
+//!   ancestors whose widest items cannot reach a node; filtering each ancestor's items once per
+//!   node rather than once per item; moving bulk entries in key order through a permutation.
 
 mod arena;
 mod bulk;
