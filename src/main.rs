@@ -1,11 +1,28 @@
 //! The quadstress binary: the interactive demo, its scripted mode, and the headless stress mode.
 
+// In a web page std's standard output and error go nowhere: there the demo's console lines
+// (the right-click report, messages, a run's timings) go to the browser's console instead.
+#[cfg(target_arch = "wasm32")]
+macro_rules! println {
+    () => { $crate::demo::platform::console("", false) };
+    ($($arg:tt)*) => { $crate::demo::platform::console(&format!($($arg)*), false) };
+}
+#[cfg(target_arch = "wasm32")]
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::demo::platform::console(&format!($($arg)*), false) };
+}
+#[cfg(target_arch = "wasm32")]
+macro_rules! eprintln {
+    ($($arg:tt)*) => { $crate::demo::platform::console(&format!($($arg)*), true) };
+}
+
 mod demo;
 
-use clap::Parser;
-
 fn main() {
-    let args = demo::cli::Args::parse();
+    // The command line, or a web page's URL parameters.
+    let Some(args) = demo::platform::script_args() else {
+        return;
+    };
     let result = if args.controls {
         print!("{}", demo::controls::markdown_table());
         Ok(())
@@ -16,6 +33,6 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
-        std::process::exit(2);
+        demo::platform::exit(2);
     }
 }

@@ -1,13 +1,13 @@
-//! The headless stress mode: the simulation with no window, timed per phase with
-//! `std::time::Instant` (a native-only tool), printed as `name: value unit` lines.
-
-use std::time::Instant;
+//! The headless stress mode: the simulation with no window, timed per phase, printed as
+//! `name: value unit` lines. It runs in a web page too (`?headless&particles=...`), with the
+//! same output in the browser's console, so native and browser timings compare directly.
 
 use quadstress::sim::{SimConfig, Simulation};
 use quadstress::Config;
 
 use super::app::placement_name;
 use super::cli::{Args, Switch};
+use super::platform::now_seconds;
 
 /// Median and 99th percentile of a list of milliseconds (sorted in place).
 fn percentiles(v: &mut [f64]) -> (f64, f64) {
@@ -61,19 +61,19 @@ pub fn run(args: &Args) -> Result<(), String> {
         Vec::with_capacity(n),
     );
     let (mut contacts, mut tested) = (0u64, 0u64);
-    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let ms = |t: f64| (now_seconds() - t) * 1e3;
     for _ in 0..frames {
-        let t0 = Instant::now();
-        let t = Instant::now();
+        let t0 = now_seconds();
+        let t = now_seconds();
         sim.integrate(args.dt).map_err(|e| e.to_string())?;
         integrate.push(ms(t));
-        let t = Instant::now();
+        let t = now_seconds();
         sim.update_tree();
         update.push(ms(t));
-        let t = Instant::now();
+        let t = now_seconds();
         sim.find_pairs();
         pairs.push(ms(t));
-        let t = Instant::now();
+        let t = now_seconds();
         sim.resolve();
         resolve.push(ms(t));
         step.push(ms(t0));

@@ -6,6 +6,7 @@ pub mod cli;
 pub mod controls;
 pub mod draw;
 pub mod headless;
+pub mod platform;
 pub mod view;
 
 use macroquad::texture::get_screen_data;
@@ -60,7 +61,7 @@ pub fn run_window(args: Args) -> Result<(), String> {
     Ok(())
 }
 
-async fn run(mut app: App, args: Args) {
+async fn run(mut app: App, mut args: Args) {
     let mut hud = String::with_capacity(1024);
     let mut canvas = canvas::Canvas::new();
     let mut frame: u64 = 0;
@@ -95,7 +96,11 @@ async fn run(mut app: App, args: Args) {
                 println!("screenshot: {}", path.display());
             }
             report_scripted_run(&app, &mut frame_seconds);
-            break;
+            if platform::SCRIPTED_RUN_EXITS {
+                break;
+            }
+            // A page stays open: the scripted frame is done, the demo goes on interactively.
+            args.frames = None;
         }
         next_frame().await;
     }

@@ -1,0 +1,114 @@
+//! What differs between the desktop and a web page, in one place: where the demo's flags come
+//! from, where its console lines go, its clock, and how it ends.
+//!
+//! On the web (`wasm32`) the page's script `assets/web/quadstress.js` supplies the functions
+//! this module imports, beside miniquad's own `gl.js`.
+
+use super::cli::Args;
+
+/// The demo's flags: the command line on the desktop. In a web page, the page's URL parameters
+/// read as flags, `?spawn=6000&frames=60&right-click=2100,1500` as
+/// `--spawn 6000 --frames 60 --right-click 2100,1500` (a parameter with no value is a switch).
+///
+/// `None` when the flags are refused on the web; the message is already in the console (on the
+/// desktop clap prints it and exits).
+pub fn script_args() -> Option<Args> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use clap::Parser;
+        Some(Args::parse())
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        web::script_args()
+    }
+}
+
+/// Seconds on a monotonic clock with sub-millisecond resolution (in a browser,
+/// `performance.now()`, which browsers round to a few microseconds or to 0.1 ms).
+pub fn now_seconds() -> f64 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        use std::time::Instant;
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_secs_f64()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        // The page's plugin replaces miniquad's clock with `performance.now()`.
+        macroquad::miniquad::date::now()
+    }
+}
+
+/// Writes one line to the browser's console (`console.error` if `error`). The binary's
+/// `println!`, `print!` and `eprintln!` come here on the web (see `main.rs`).
+#[cfg(target_arch = "wasm32")]
+pub fn console(line: &str, error: bool) {
+    web::console(line, error)
+}
+
+/// Ends the program with `code` on the desktop. A page has no exit: on the web this returns,
+/// and so does `main`.
+pub fn exit(code: i32) {
+    #[cfg(not(target_arch = "wasm32"))]
+    std::process::exit(code);
+    #[cfg(target_arch = "wasm32")]
+    let _ = code;
+}
+
+/// Whether the scripted run (`--frames`) ends the program after its last frame. On the web the
+/// page stays: the scripted actions happen on that frame and the demo goes on interactively.
+pub const SCRIPTED_RUN_EXITS: bool = cfg!(not(target_arch = "wasm32"));
+
+#[cfg(target_arch = "wasm32")]
+mod web {
+    use super::Args;
+    use clap::Parser;
+
+    // Provided by assets/web/quadstress.js.
+    extern "C" {
+        fn quadstress_console(ptr: *const u8, len: usize, error: bool);
+        fn quadstress_args_len() -> usize;
+        fn quadstress_args_copy(ptr: *mut u8, len: usize);
+    }
+
+    /// The version the page's plugin must declare: miniquad compares them on load and reports a
+    /// stale `quadstress.js` beside a newer `.wasm` in the console.
+    #[no_mangle]
+    pub extern "C" fn quadstress_crate_version() -> u32 {
+        1
+    }
+
+    pub fn console(line: &str, error: bool) {
+        // SAFETY: the plugin reads `len` bytes at `ptr` during the call; `line` outlives it.
+        unsafe { quadstress_console(line.as_ptr(), line.len(), error) }
+    }
+
+    pub fn script_args() -> Option<Args> {
+        // SAFETY: the plugin writes at most `len` bytes into the buffer, which holds `len`.
+        let bytes = unsafe {
+            let len = quadstress_args_len();
+            let mut bytes = vec![0u8; len];
+            quadstress_args_copy(bytes.as_mut_ptr(), len);
+            bytes
+        };
+        // The plugin turns the URL parameters into arguments separated by NUL bytes.
+        let text = String::from_utf8_lossy(&bytes);
+        let argv = std::iter::once("quadstress").chain(text.split('\0').filter(|a| !a.is_empty()));
+        match Args::try_parse_from(argv) {
+            Ok(args) if args.screenshot.is_some() => {
+                console(
+                    "error: a page cannot write files; take screenshots with the browser",
+                    true,
+                );
+                None
+            }
+            Ok(args) => Some(args),
+            Err(e) => {
+                console(&e.to_string(), true);
+                None
+            }
+        }
+    }
+}
