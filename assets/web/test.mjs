@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { PNG } from "pngjs";
+import { launchChromium } from "./chromium.mjs";
 import { serve } from "./serve.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -133,30 +133,16 @@ async function main() {
     }
     const server = await serve(dir, 0);
     const base = `http://127.0.0.1:${server.address().port}/`;
-    const profile = mkdtempSync(join(tmpdir(), "quadstress-chromium-"));
     const browserStarted = Date.now();
-    const context = await chromium.launchPersistentContext(profile, {
-        executablePath: "/usr/bin/chromium",
-        headless: true,
-        args: [
-            "--no-sandbox",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-gpu",
-            "--disable-quic",
-        ],
-        viewport: { width: 1024, height: 768 },
-    });
+    const browser = await launchChromium();
+    const context = browser.context;
     try {
         await scriptedRun(context, base);
         await headlessInThePage(context, base);
         await refusedFlags(context, base);
     } finally {
-        await context.close();
+        await browser.close();
         server.close();
-        rmSync(profile, { recursive: true, force: true });
         if (built) rmSync(built, { recursive: true, force: true });
     }
     const seconds = (t) => ((Date.now() - t) / 1000).toFixed(1);
