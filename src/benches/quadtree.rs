@@ -3,7 +3,7 @@
 
 // Shared with the bench binary, whose unit tests it carries: unused here.
 #[path = "../bin/bench/baselines.rs"]
-#[allow(unused_imports)]
+#[allow(unused_imports, dead_code)]
 mod baselines;
 
 #[path = "../bin/bench/workloads.rs"]
@@ -30,7 +30,7 @@ fn build_with(world: Rect, config: Config, rects: &[Rect]) -> Quadtree<u32> {
 }
 
 fn insert(c: &mut Criterion) {
-    let (world, big) = workloads::seed004(10_000, 10);
+    let (world, big) = workloads::boxes_32x32_800x600(10_000, 10);
     let rects: Vec<Rect> = big
         .iter()
         .map(|r| Rect::from_min_size(r.min_x, r.min_y, 8.0, 8.0))
@@ -96,7 +96,7 @@ fn pairs(c: &mut Criterion) {
 }
 
 fn query(c: &mut Criterion) {
-    let (world, rects) = workloads::seed004(100_000, 4);
+    let (world, rects) = workloads::boxes_32x32_800x600(100_000, 4);
     let q = Rect::from_min_size(200.0, 150.0, 32.0, 32.0);
     let mut out = Vec::with_capacity(4096);
     for (name, placement) in [

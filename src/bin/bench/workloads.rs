@@ -4,8 +4,9 @@ use quadstress::Rect;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-/// Seed 004's stress test: `n` boxes of 32x32 at random positions inside an 800x600 world.
-pub fn seed004(n: usize, seed: u64) -> (Rect, Vec<Rect>) {
+/// `n` boxes of 32x32 at random positions inside an 800x600 world: with a million, every
+/// spot is covered many times over, and most boxes cross the lines of the finest cells.
+pub fn boxes_32x32_800x600(n: usize, seed: u64) -> (Rect, Vec<Rect>) {
     let world = Rect::new(0.0, 0.0, 800.0, 600.0);
     let mut rng = StdRng::seed_from_u64(seed);
     let rects = (0..n)
@@ -91,4 +92,16 @@ pub fn advance(world: &Rect, rects: &mut [Rect], steps: &mut [(f32, f32)]) {
         }
         *r = Rect::new(r.min_x + s.0, r.min_y + s.1, r.max_x + s.0, r.max_y + s.1);
     }
+}
+
+/// `n` query rectangles of `side` x `side` at random positions inside `world`.
+pub fn queries(world: &Rect, n: usize, side: f32, seed: u64) -> Vec<Rect> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let x = rng.random_range(world.min_x..world.max_x - side);
+            let y = rng.random_range(world.min_y..world.max_y - side);
+            Rect::from_min_size(x, y, side, side)
+        })
+        .collect()
 }
