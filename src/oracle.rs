@@ -8,7 +8,7 @@
 //! Every function takes the items as `(key, rect)` pairs and answers with keys in ascending
 //! order, so results compare with `==` after sorting the tree's answer. They use the same
 //! closed-rectangle predicates as the tree ([`Rect::intersects`], [`Rect::contains_point`],
-//! [`Rect::intersects_circle`], [`Rect::distance_squared`]).
+//! [`Rect::intersects_circle`], [`Rect::distance`]).
 //!
 //! ```
 //! use quadstress::{oracle, Quadtree, Rect};
@@ -63,10 +63,7 @@ pub fn colliding_with<K: Copy + Ord>(items: &[(K, Rect)], key: K) -> Vec<K> {
 /// Ties make the keys of the k nearest ambiguous, so compare distances, then check each
 /// reported key's own distance.
 pub fn nearest_distances<K>(items: &[(K, Rect)], x: f32, y: f32, k: usize) -> Vec<f32> {
-    let mut all: Vec<f32> = items
-        .iter()
-        .map(|(_, r)| r.distance_squared(x, y).sqrt())
-        .collect();
+    let mut all: Vec<f32> = items.iter().map(|(_, r)| r.distance(x, y)).collect();
     all.sort_by(f32::total_cmp);
     all.truncate(k);
     all

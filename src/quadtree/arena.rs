@@ -63,6 +63,7 @@ impl<T> Quadtree<T> {
         };
         self.nodes.clear();
         self.free_blocks.clear();
+        self.spare_capacity = 0;
         self.level_tables.clear();
         self.level_tables
             .resize_with(self.config.max_depth as usize + 1, Vec::new);
@@ -91,7 +92,12 @@ impl<T> Quadtree<T> {
             (p.level + 1, p.cx, p.cy)
         };
         let first = match self.free_blocks.pop() {
-            Some(first) => first,
+            Some(first) => {
+                for q in 0..4 {
+                    self.spare_capacity -= self.nodes[(first + q) as usize].items.capacity();
+                }
+                first
+            }
             None => {
                 let first = self.nodes.len() as u32;
                 for _ in 0..4 {
@@ -123,11 +129,22 @@ impl<T> Quadtree<T> {
     }
 
     /// Returns a block of four (already emptied, childless) nodes to the free list.
+    ///
+    /// Freed nodes keep their item lists' allocations for reuse, but only up to a budget of
+    /// about twice the most items the tree has held at once (its slot count): beyond it, a
+    /// freed list shrinks to what `alloc_children` reserves. Without the budget, churn that
+    /// crowds a different cell each time leaves a peak-sized list in every such cell.
     pub(super) fn free_children(&mut self, first: u32) {
         let level = self.nodes[first as usize].level;
+        let keep = self.config.capacity.min(LIST_RESERVE_CAP) + 1;
+        let budget = 2 * self.slots.len() + 4 * keep;
         for q in 0..4 {
             let n = &mut self.nodes[(first + q) as usize];
             debug_assert!(n.items.is_empty() && n.is_leaf());
+            if self.spare_capacity + n.items.capacity() > budget {
+                n.items.shrink_to(keep);
+            }
+            self.spare_capacity += n.items.capacity();
             n.live = false;
             n.parent = NULL;
             let idx = ((n.cy << level) | n.cx) as usize;

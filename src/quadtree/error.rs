@@ -20,13 +20,15 @@ pub enum QuadtreeError {
     Inverted,
     /// A negative circle radius.
     NegativeRadius,
-    /// The world rectangle has zero or negative width or height (or is not finite).
+    /// The world rectangle is not finite, has zero or negative width or height, or a width or
+    /// height that overflows `f32` or is too small to divide into the deepest cells.
     InvalidWorld,
     /// `capacity` outside `1..=MAX_CAPACITY`.
     InvalidCapacity(usize),
     /// `max_depth` above [`MAX_DEPTH`](crate::MAX_DEPTH).
     InvalidMaxDepth(u8),
-    /// The handle was removed already, cleared, or belongs to another tree.
+    /// The handle was removed already, cleared, or belongs to another tree (see
+    /// [`ItemId`](crate::ItemId) for how far that is detected).
     StaleId,
     /// The tree holds `u32::MAX - 1` items already.
     Full,

@@ -142,21 +142,45 @@ impl Rect {
     }
 
     /// Squared Euclidean distance from the point to the nearest point of the rectangle
-    /// (0 when the point is inside).
+    /// (0 when the point is inside), in `f64`.
+    ///
+    /// `f64` holds the square of any `f32` difference without overflow or underflow, so the
+    /// result is the exact distance rounded once or twice, for every finite input: from
+    /// subnormal offsets up to points `f32::MAX` apart.
     ///
     /// ```
     /// let r = quadstress::Rect::new(0.0, 0.0, 1.0, 1.0);
     /// assert_eq!(r.distance_squared(4.0, 5.0), 25.0);
     /// assert_eq!(r.distance_squared(0.5, 0.5), 0.0);
+    /// // In f32, the square of 1e20 would overflow to infinity.
+    /// let far = 1e20f32;
+    /// assert_eq!(r.distance_squared(0.5, 1.0 + far), far as f64 * far as f64);
     /// ```
     #[inline]
-    pub fn distance_squared(&self, x: f32, y: f32) -> f32 {
-        let dx = (self.min_x - x).max(0.0).max(x - self.max_x);
-        let dy = (self.min_y - y).max(0.0).max(y - self.max_y);
+    pub fn distance_squared(&self, x: f32, y: f32) -> f64 {
+        let (x, y) = (x as f64, y as f64);
+        let dx = (self.min_x as f64 - x).max(0.0).max(x - self.max_x as f64);
+        let dy = (self.min_y as f64 - y).max(0.0).max(y - self.max_y as f64);
         dx * dx + dy * dy
     }
 
-    /// Whether the rectangle and the closed disc of centre `(x, y)` and radius `r` share a point.
+    /// Euclidean distance from the point to the nearest point of the rectangle (0 when the
+    /// point is inside): computed in `f64` and rounded to the nearest `f32` (so infinite only
+    /// when the true distance is beyond `f32::MAX`). This is the distance
+    /// [`Quadtree::nearest`](crate::Quadtree::nearest) reports.
+    ///
+    /// ```
+    /// let r = quadstress::Rect::new(0.0, 0.0, 0.0, 0.0);
+    /// assert_eq!(r.distance(3.0, 4.0), 5.0);
+    /// assert_eq!(r.distance(3e-30, 4e-30), 5e-30); // its square is below f32's range
+    /// ```
+    #[inline]
+    pub fn distance(&self, x: f32, y: f32) -> f32 {
+        self.distance_squared(x, y).sqrt() as f32
+    }
+
+    /// Whether the rectangle and the closed disc of centre `(x, y)` and radius `r` share a
+    /// point. Decided in `f64`, so it neither overflows nor underflows for any finite input.
     ///
     /// ```
     /// let rect = quadstress::Rect::new(0.0, 0.0, 1.0, 1.0);
@@ -165,6 +189,7 @@ impl Rect {
     /// ```
     #[inline]
     pub fn intersects_circle(&self, x: f32, y: f32, r: f32) -> bool {
+        let r = r as f64;
         self.distance_squared(x, y) <= r * r
     }
 
@@ -191,6 +216,86 @@ impl Rect {
             Err(QuadtreeError::Inverted)
         } else {
             Ok(())
+        }
+    }
+}
+
+/// The largest `f32` at or below `v`, saturating at `-f32::MAX` and `f32::MAX`: rounds a
+/// bound outwards, so that a box computed in `f64` and stored in `f32` still covers it.
+pub(crate) fn f32_at_or_below(v: f64) -> f32 {
+    if v >= f32::MAX as f64 {
+        return f32::MAX;
+    }
+    if v <= -(f32::MAX as f64) {
+        return -f32::MAX;
+    }
+    // Finite and above -f32::MAX here, so one step down stays finite.
+    let r = v as f32;
+    if r as f64 <= v {
+        r
+    } else {
+        next_toward_neg_inf(r)
+    }
+}
+
+/// The smallest `f32` at or above `v`, saturating as [`f32_at_or_below`] does.
+pub(crate) fn f32_at_or_above(v: f64) -> f32 {
+    -f32_at_or_below(-v)
+}
+
+/// The next `f32` below a finite `r` (`f32::next_down` needs a newer Rust than ours).
+fn next_toward_neg_inf(r: f32) -> f32 {
+    let bits = r.to_bits();
+    if r == 0.0 {
+        -f32::from_bits(1)
+    } else if r > 0.0 {
+        f32::from_bits(bits - 1)
+    } else {
+        f32::from_bits(bits + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outward_rounding_covers_the_f64_value() {
+        let values = [
+            0.0,
+            -0.0,
+            1e-50,
+            -1e-50,
+            0.1,
+            -0.1,
+            1.0 / 3.0,
+            -1.0 / 3.0,
+            3.4e38,
+            -3.4e38,
+            1e300,
+            -1e300,
+            f32::MAX as f64,
+            -(f32::MAX as f64),
+            16_777_217.0,
+        ];
+        for v in values {
+            let (lo, hi) = (f32_at_or_below(v), f32_at_or_above(v));
+            assert!(lo.is_finite() && hi.is_finite(), "{v}");
+            let clamped = v.clamp(-(f32::MAX as f64), f32::MAX as f64);
+            assert!(
+                lo as f64 <= clamped && clamped <= hi as f64,
+                "{v}: {lo} {hi}"
+            );
+            // Tight: the next f32 outwards would not be needed.
+            if lo > -f32::MAX {
+                assert!(
+                    (next_toward_neg_inf(lo) as f64) < clamped,
+                    "{v}: {lo} not tight"
+                );
+            }
+            if v == v as f32 as f64 {
+                assert_eq!((lo, hi), (v as f32, v as f32));
+            }
         }
     }
 }

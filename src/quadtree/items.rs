@@ -307,6 +307,17 @@ impl<T> ItemList<T> {
         self.lanes.clear();
     }
 
+    /// Entries the list holds room for.
+    pub(super) fn capacity(&self) -> usize {
+        self.entries.capacity()
+    }
+
+    /// Gives back memory beyond room for `keep` entries (or the entries held, if more).
+    pub(super) fn shrink_to(&mut self, keep: usize) {
+        self.entries.shrink_to(keep);
+        self.lanes.shrink_to(keep.div_ceil(W));
+    }
+
     pub(super) fn reserve(&mut self, additional: usize) {
         self.entries.reserve(additional);
         let blocks = (self.entries.len() + additional).div_ceil(W);
@@ -464,18 +475,24 @@ impl<T> ItemList<T> {
     }
 
     /// Calls `f` with each entry and the squared distance from `(x, y)` to its rectangle, as
-    /// [`Rect::distance_squared`] computes it. A block's distances are computed together, one
-    /// array per edge, which the compiler vectorizes.
+    /// [`Rect::distance_squared`] computes it (in `f64`, which neither overflows nor
+    /// underflows). A block's distances are computed together, one array per edge, which the
+    /// compiler vectorizes.
     #[inline]
     pub(super) fn for_each_distance<F>(&self, x: f32, y: f32, mut f: F)
     where
-        F: FnMut(f32, &Entry<T>),
+        F: FnMut(f64, &Entry<T>),
     {
+        let (x, y) = (x as f64, y as f64);
         for (lanes, entries) in self.lanes.iter().zip(self.entries.chunks(W)) {
-            let mut d = [0f32; W];
+            let mut d = [0f64; W];
             for (k, d) in d.iter_mut().enumerate() {
-                let dx = (lanes.min_x[k] - x).max(0.0).max(x - lanes.max_x[k]);
-                let dy = (lanes.min_y[k] - y).max(0.0).max(y - lanes.max_y[k]);
+                let dx = (lanes.min_x[k] as f64 - x)
+                    .max(0.0)
+                    .max(x - lanes.max_x[k] as f64);
+                let dy = (lanes.min_y[k] as f64 - y)
+                    .max(0.0)
+                    .max(y - lanes.max_y[k] as f64);
                 *d = dx * dx + dy * dy;
             }
             for (e, &d) in entries.iter().zip(&d) {

@@ -82,7 +82,7 @@ mod validate;
 use arena::{Node, NULL};
 use items::ItemList;
 use placement::CellRange;
-use slots::{end_generation, Entry, Slot, RETIRED};
+use slots::{end_generation, new_tree_tag, Entry, Slot, RETIRED};
 
 pub use config::{Config, Placement, MAX_CAPACITY, MAX_DEPTH};
 pub use error::QuadtreeError;
@@ -161,12 +161,16 @@ pub struct Quadtree<T> {
     nodes: Vec<Node<T>>,
     /// First nodes of freed child blocks, ready for reuse.
     free_blocks: Vec<u32>,
+    /// Entries the item lists of the nodes in `free_blocks` have room for.
+    spare_capacity: usize,
     /// Per level, the node of every cell (NULL where none exists); allocated on first use.
     level_tables: Vec<Vec<u32>>,
     /// Live nodes per level, to know the deepest level in use.
     nodes_per_level: [u32; MAX_DEPTH as usize + 1],
     deepest: u8,
     slots: Vec<Slot>,
+    /// First generation of every slot: sets this tree's handles apart from other trees'.
+    tag: u32,
     free_slot: u32,
     len: usize,
     /// Reused work list for splits, merges and bulk placement.
@@ -178,7 +182,9 @@ impl<T> Quadtree<T> {
     /// An empty tree over `world` with the default [`Config`] (capacity 32, depth 6).
     ///
     /// # Errors
-    /// [`QuadtreeError::InvalidWorld`] if `world` is not finite or has no area.
+    /// [`QuadtreeError::InvalidWorld`] if `world` is not finite or has no area, or if its
+    /// width or height is not a finite `f32` (edges more than `f32::MAX` apart) or is below
+    /// `2^MAX_DEPTH / f32::MAX` (about `3e-36`).
     ///
     /// ```
     /// use quadstress::{Quadtree, QuadtreeError, Rect};
@@ -193,8 +199,8 @@ impl<T> Quadtree<T> {
     /// An empty tree over `world` with the given settings.
     ///
     /// # Errors
-    /// [`QuadtreeError::InvalidWorld`] for a degenerate world, and the errors of
-    /// [`Config::check`].
+    /// [`QuadtreeError::InvalidWorld`] for a world [`new`](Self::new) refuses, and the errors
+    /// of [`Config::check`].
     ///
     /// ```
     /// use quadstress::{Config, Quadtree, QuadtreeError, Rect};
@@ -205,7 +211,12 @@ impl<T> Quadtree<T> {
     /// assert_eq!(deep.unwrap_err(), QuadtreeError::InvalidMaxDepth(40));
     /// ```
     pub fn with_config(world: Rect, config: Config) -> Result<Self, QuadtreeError> {
-        if world.check().is_err() || world.width() <= 0.0 || world.height() <= 0.0 {
+        // The width and height must be finite too (two finite edges can be more than
+        // `f32::MAX` apart), and the deepest cells' scale `2^MAX_DEPTH / width` must not
+        // overflow, or items would map to no cell at all.
+        let finest = (1u32 << MAX_DEPTH) as f32;
+        let usable = |side: f32| side > 0.0 && side.is_finite() && (finest / side).is_finite();
+        if world.check().is_err() || !usable(world.width()) || !usable(world.height()) {
             return Err(QuadtreeError::InvalidWorld);
         }
         config.check()?;
@@ -218,10 +229,12 @@ impl<T> Quadtree<T> {
             loose_mask: 0,
             nodes: Vec::new(),
             free_blocks: Vec::new(),
+            spare_capacity: 0,
             level_tables: Vec::new(),
             nodes_per_level: [0; MAX_DEPTH as usize + 1],
             deepest: 0,
             slots: Vec::new(),
+            tag: new_tree_tag(),
             free_slot: NULL,
             len: 0,
             scratch: Vec::new(),
@@ -383,7 +396,7 @@ impl<T> Quadtree<T> {
             let reusable = match slot.node {
                 RETIRED => false,
                 NULL => true,
-                _ => end_generation(slot),
+                _ => end_generation(slot, self.tag),
             };
             if reusable {
                 slot.pos = self.free_slot;

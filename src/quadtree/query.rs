@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
 
+use super::geom::{f32_at_or_above, f32_at_or_below};
 use super::{traverse::NodeStack, ItemId, ItemRef, Quadtree, QuadtreeError, Rect};
 
 fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
@@ -168,14 +169,16 @@ impl<T> Quadtree<T> {
         if r < 0.0 {
             return Err(QuadtreeError::NegativeRadius);
         }
-        // The disc's bounding box, a few ulps wider so that rounding in `x - r` cannot drop
-        // an item the exact test below accepts, filters with the block test first.
-        let slack = (x.abs().max(y.abs()) + r) * (4.0 * f32::EPSILON);
-        let reach = r + slack;
-        let bounds = Rect::new(x - reach, y - reach, x + reach, y + reach);
-        if bounds.check().is_err() {
-            return Err(QuadtreeError::NonFinite);
-        }
+        // The disc's bounding box filters with the block test first. It is computed in `f64`
+        // and rounded outwards, so it covers every item the exact test below accepts; edges
+        // beyond `f32`'s range stop at `±f32::MAX`, past which no stored item reaches.
+        let (xd, yd, rd) = (x as f64, y as f64, r as f64);
+        let bounds = Rect::new(
+            f32_at_or_below(xd - rd),
+            f32_at_or_below(yd - rd),
+            f32_at_or_above(xd + rd),
+            f32_at_or_above(yd + rd),
+        );
         Ok(self.walk_rect_hits(&bounds, |item| {
             if item.rect.intersects_circle(x, y, r) {
                 f(item)
@@ -252,9 +255,11 @@ impl<T> Quadtree<T> {
     }
 
     /// The `k` items nearest to the point, nearest first, as `(handle, distance)` pairs in
-    /// `out` (appended, like every query's `out`). The distance is from the point to the nearest point of the item's
-    /// rectangle, 0 inside it. Ties are broken arbitrarily. Allocates nothing once `out` holds
-    /// `k` entries' worth of capacity.
+    /// `out` (appended, like every query's `out`). The distance is from the point to the
+    /// nearest point of the item's rectangle, 0 inside it, as [`Rect::distance`] gives it:
+    /// computed in `f64` and rounded once to `f32`, so it is exact as far as `f32` allows in
+    /// any world. Ties (equal `f32` distances) are broken arbitrarily. Allocates nothing once
+    /// `out` holds `k` entries' worth of capacity.
     ///
     /// # Runtime
     /// Depth-first, nearest child first, skipping any node farther than the current k-th
@@ -299,19 +304,21 @@ impl<T> Quadtree<T> {
             .abs()
             .max(w.max_x.abs())
             .max(w.min_y.abs())
-            .max(w.max_y.abs());
-        let slack = (magnitude + w.width().max(w.height())) * 1e-5;
-        // The best candidates so far, a max-heap on squared distance kept in `out`'s tail:
-        // O(log k) per candidate whatever k is, and no allocation beyond `out`'s growth.
+            .max(w.max_y.abs()) as f64;
+        let slack = (magnitude + w.width().max(w.height()) as f64) * 1e-5;
+        // The best candidates so far, a max-heap on distance kept in `out`'s tail: O(log k)
+        // per candidate whatever k is, and no allocation beyond `out`'s growth. Distances are
+        // computed in f64 and kept as the f32 that `nearest` reports; rounding is monotone,
+        // so the order is the exact order up to ties between equal f32 distances.
         let mut best = KBest::new(out, k.min(self.len));
         let mut stack = NodeStack::new(0);
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
-            if best.is_full() && self.node_distance_squared(n, x, y, slack) > best.worst() {
+            if best.is_full() && self.node_distance(n, x, y, slack) > best.worst() {
                 continue;
             }
             node.items
-                .for_each_distance(x, y, |d, e| best.offer(Candidate(d, e.id)));
+                .for_each_distance(x, y, |d2, e| best.offer(Candidate(d2.sqrt() as f32, e.id)));
             if node.is_leaf() {
                 continue;
             }
@@ -319,7 +326,7 @@ impl<T> Quadtree<T> {
             let mut order = [(0u32, 0f32); 4];
             for (q, slot) in order.iter_mut().enumerate() {
                 let c = node.first_child + q as u32;
-                *slot = (c, self.node_distance_squared(c, x, y, slack));
+                *slot = (c, self.node_distance(c, x, y, slack));
             }
             order.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
             for (c, d) in order {
@@ -332,35 +339,37 @@ impl<T> Quadtree<T> {
         Ok(best.finish())
     }
 
-    /// Squared distance from the point to node `n`'s cell widened by `slack`; 0 for the root,
-    /// which also holds everything outside the world.
-    fn node_distance_squared(&self, n: u32, x: f32, y: f32, slack: f32) -> f32 {
+    /// Distance from the point to node `n`'s cell widened by `slack`, computed in f64 and
+    /// rounded to f32 like item distances (never above the distance of an item the node holds);
+    /// 0 for the root, which also holds everything outside the world.
+    fn node_distance(&self, n: u32, x: f32, y: f32, slack: f64) -> f32 {
         if n == 0 {
             return 0.0;
         }
         let r = self.node_rect(n);
         // Under loose placement items reach up to half a cell beyond their node's cell.
         let (mx, my) = if self.loose_mask != 0 {
-            (r.width() / 2.0, r.height() / 2.0)
+            (r.width() as f64 / 2.0, r.height() as f64 / 2.0)
         } else {
             (0.0, 0.0)
         };
-        Rect::new(
-            r.min_x - mx - slack,
-            r.min_y - my - slack,
-            r.max_x + mx + slack,
-            r.max_y + my + slack,
-        )
-        .distance_squared(x, y)
+        let (x, y) = (x as f64, y as f64);
+        let dx = (r.min_x as f64 - mx - slack - x)
+            .max(0.0)
+            .max(x - (r.max_x as f64 + mx + slack));
+        let dy = (r.min_y as f64 - my - slack - y)
+            .max(0.0)
+            .max(y - (r.max_y as f64 + my + slack));
+        (dx * dx + dy * dy).sqrt() as f32
     }
 }
 
-/// A nearest-neighbour candidate, ordered by squared distance (then handle, so ties are stable).
+/// A nearest-neighbour candidate, ordered by distance (then handle, so ties are stable).
 #[derive(Clone, Copy, Debug)]
 struct Candidate(f32, ItemId);
 
 /// The `k` best candidates so far: a binary max-heap (worst on top) in the tail of the
-/// caller's `out`, past the entries it already held, stored as `(handle, squared distance)`.
+/// caller's `out`, past the entries it already held, stored as `(handle, distance)`.
 struct KBest<'a> {
     out: &'a mut Vec<(ItemId, f32)>,
     start: usize,
@@ -387,7 +396,7 @@ impl<'a> KBest<'a> {
         self.len() == self.k
     }
 
-    /// Squared distance of the worst kept candidate; infinite while fewer than `k` are kept.
+    /// Distance of the worst kept candidate; infinite while fewer than `k` are kept.
     fn worst(&self) -> f32 {
         if self.is_full() {
             self.at(0).0
@@ -432,14 +441,10 @@ impl<'a> KBest<'a> {
         }
     }
 
-    /// Sorts the kept candidates nearest first, turns squared distances into distances and
-    /// returns how many there are.
+    /// Sorts the kept candidates nearest first and returns how many there are.
     fn finish(self) -> usize {
         let tail = &mut self.out[self.start..];
         tail.sort_unstable_by_key(|&(id, d)| Candidate(d, id));
-        for entry in tail.iter_mut() {
-            entry.1 = entry.1.sqrt();
-        }
         tail.len()
     }
 }

@@ -1,10 +1,27 @@
 //! Handles and the slot table. An [`ItemId`] is a slot index plus a generation; the slot says
 //! which node holds the item and where in its list. Freed slots form a free chain threaded
 //! through `pos`, and a slot's generation moves on when its item goes, so a stale handle is
-//! recognised in O(1) and never reaches a later item (a slot whose generation would wrap is
-//! retired for good).
+//! recognised in O(1) and never reaches a later item (a slot whose generation would come back
+//! to where it started is retired for good).
+//!
+//! Each tree starts its generations at its own tag, spread over the `u32` range, so a handle
+//! from another tree carries a generation this tree's slot does not have: it is refused like
+//! a stale one, at no cost in handle size.
+
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::{Quadtree, QuadtreeError, Rect, NULL};
+
+/// The first generation of every slot of a new tree: consecutive trees get tags about
+/// `0.62 * 2^32` apart (golden-ratio steps), so any two trees' tags stay far apart and a slot
+/// would have to be reused some billions of times before one tree's generation reaches
+/// another's.
+pub(super) fn new_tree_tag() -> u32 {
+    static TREES: AtomicU32 = AtomicU32::new(0);
+    TREES
+        .fetch_add(1, Ordering::Relaxed)
+        .wrapping_mul(0x9E37_79B9)
+}
 
 /// `Slot::node` of a slot whose generation ran out: never handed out again.
 pub(super) const RETIRED: u32 = u32::MAX - 1;
@@ -15,6 +32,22 @@ pub(super) const RETIRED: u32 = u32::MAX - 1;
 /// [`Quadtree::set_config`] rebuilds happen. Once the item is removed (or the tree cleared)
 /// the slot's generation moves on, so the old handle is recognised as stale and can never
 /// reach an item inserted later into the same slot.
+///
+/// A handle from another tree is refused too: each tree numbers its generations from its own
+/// starting point, far from every other tree's. This is a strong safeguard, not a proof: the
+/// two trees' generations of one slot could only meet after that slot had been reused about
+/// a billion times or more, and a process that makes more than 2^32 trees reuses starting
+/// points.
+///
+/// ```
+/// use quadstress::{Quadtree, Rect};
+/// let mut a = Quadtree::new(Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
+/// let mut b = Quadtree::new(Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
+/// let in_a = a.insert(Rect::new(0.0, 0.0, 0.5, 0.5), 'a').unwrap();
+/// b.insert(Rect::new(0.0, 0.0, 0.5, 0.5), 'b').unwrap();
+/// assert_eq!(b.get(in_a), None);
+/// assert_eq!(b.remove(in_a), None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ItemId {
     pub(super) index: u32,
@@ -72,16 +105,18 @@ pub(super) struct Slot {
 }
 
 /// Ends the life of an item's slot: the next generation makes old handles stale. A slot whose
-/// generation would wrap is retired instead, so no handle can ever come back to life. Returns
-/// whether the slot may be reused (the caller threads it into the free chain).
-pub(super) fn end_generation(slot: &mut Slot) -> bool {
-    if slot.generation == u32::MAX {
+/// next generation would be its first again (`tag`, after 2^32 - 1 lives) is retired
+/// instead, so no handle can ever come back to life. Returns whether the slot may be reused
+/// (the caller threads it into the free chain).
+pub(super) fn end_generation(slot: &mut Slot, tag: u32) -> bool {
+    let next = slot.generation.wrapping_add(1);
+    if next == tag {
         slot.node = RETIRED;
         slot.pos = NULL;
         return false;
     }
     slot.node = NULL;
-    slot.generation += 1;
+    slot.generation = next;
     true
 }
 
@@ -106,18 +141,18 @@ impl<T> Quadtree<T> {
             return Err(QuadtreeError::Full);
         }
         self.slots.push(Slot {
-            generation: 0,
+            generation: self.tag,
             node: NULL,
             pos: NULL,
         });
         Ok(ItemId {
             index: self.slots.len() as u32 - 1,
-            generation: 0,
+            generation: self.tag,
         })
     }
 
     pub(super) fn free_slot(&mut self, index: u32) {
-        if end_generation(&mut self.slots[index as usize]) {
+        if end_generation(&mut self.slots[index as usize], self.tag) {
             self.slots[index as usize].pos = self.free_slot;
             self.free_slot = index;
         }

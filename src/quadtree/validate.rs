@@ -191,6 +191,15 @@ impl<T> Quadtree<T> {
                 free[c] = true;
             }
         }
+        let spare: usize = (0..self.nodes.len())
+            .filter(|&n| free[n])
+            .map(|n| self.nodes[n].items.capacity())
+            .sum();
+        ensure!(
+            spare == self.spare_capacity,
+            "free nodes' lists hold room for {spare} entries, recorded as {}",
+            self.spare_capacity
+        );
         for (n, node) in self.nodes.iter().enumerate() {
             ensure!(
                 reached[n] != free[n],

@@ -97,12 +97,9 @@ fn bad_points_and_radii_are_refused() {
         tree.query_circle(1.0, 1.0, -1.0, &mut out),
         Err(QuadtreeError::NegativeRadius)
     );
-    // A finite centre and radius whose bounding box overflows f32.
-    assert_eq!(
-        tree.query_circle(f32::MAX, 0.0, f32::MAX, &mut out),
-        Err(QuadtreeError::NonFinite)
-    );
     assert!(out.is_empty());
+    // A finite centre and radius whose bounding box overflows f32 is a valid query.
+    assert!(tree.query_circle(f32::MAX, 0.0, f32::MAX, &mut out).is_ok());
 }
 
 #[test]
@@ -441,31 +438,45 @@ fn loose_placement_levels_follow_size() {
     assert_eq!(trees[1].stats().items_per_depth[4], rects.len());
 }
 
-/// Circles whose left edge `x - r` rounds up past an item's right edge, while the exact test
-/// (the same one brute force uses) still accepts the item: the query must not lose it.
+/// Circles whose left edge `x - r` is not an `f32`: the item whose right edge is the first
+/// `f32` at or past the exact edge touches the disc and must be found, the one just before it
+/// must not be.
 #[test]
 fn circle_queries_keep_items_at_the_rounded_edge() {
     fn below(v: f32) -> f32 {
         f32::from_bits(v.to_bits() - 1)
     }
-    for (x, r) in [
-        (233.306, 129.82043),
-        (158.244, 127.62559),
-        (158.781, 121.37555),
-    ] {
-        let max_x = below(x - r);
-        let rect = Rect::new(max_x - 5.0, 299.0, max_x, 301.0);
-        assert!(rect.intersects_circle(x, 300.0, r), "not an edge case");
+    let mut rng = TestRng::new(17);
+    let mut cases = 0;
+    while cases < 30 {
+        // A radius much smaller than the centre's coordinate, so that `x - r` needs more
+        // bits than f32 has; at several scales.
+        let scale = [1e-30, 1.0, 1e30][cases % 3];
+        let x = rng.range(100.0, 1000.0) * scale;
+        let r = rng.range(0.001, 1.0) * scale;
+        let exact = x as f64 - r as f64;
+        let mut edge = exact as f32;
+        if (edge as f64) < exact {
+            edge = f32::from_bits(edge.to_bits() + 1);
+        }
+        if edge as f64 == exact {
+            continue;
+        }
+        cases += 1;
+        let y = 0.5 * x;
+        let touching = Rect::new(edge - r, y - 1.0, edge, y + 1.0);
+        let short = Rect::new(edge - r, y - 1.0, below(edge), y + 1.0);
         for placement in [Placement::Exact, Placement::Loose] {
             let config = Config {
                 placement,
                 ..Config::default()
             };
-            let world = Rect::new(0.0, 0.0, 800.0, 600.0);
+            let world = Rect::new(-2.0 * x, -2.0 * x, 2.0 * x, 2.0 * x);
             let mut tree = Quadtree::with_config(world, config).unwrap();
-            let id = tree.insert(rect, 0u32).unwrap();
+            let id = tree.insert(touching, 0u32).unwrap();
+            tree.insert(short, 1u32).unwrap();
             let mut out = Vec::new();
-            tree.query_circle(x, 300.0, r, &mut out).unwrap();
+            tree.query_circle(x, y, r, &mut out).unwrap();
             assert_eq!(out, vec![id], "{placement:?} circle at {x} radius {r}");
         }
     }
@@ -512,6 +523,282 @@ fn pairs_in_a_large_tree_match_brute_force() {
             got.sort_unstable();
             assert_eq!(got.len(), want.len(), "{placement:?}, depth {max_depth}");
             assert_eq!(got, want, "{placement:?}, depth {max_depth}");
+        }
+    }
+}
+
+/// Squared distance from a point to a rectangle, in f64: independent of the crate's maths.
+fn exact_distance_squared(r: &Rect, x: f32, y: f32) -> f64 {
+    let (x, y) = (x as f64, y as f64);
+    let dx = (r.min_x as f64 - x).max(0.0).max(x - r.max_x as f64);
+    let dy = (r.min_y as f64 - y).max(0.0).max(y - r.max_y as f64);
+    dx * dx + dy * dy
+}
+
+/// Worlds from tiny to huge, centred on the origin: `(half side, items' size)`.
+const SCALES: [f32; 7] = [1e-30, 1e-20, 1e-5, 1.0, 1e20, 1e30, 1e37];
+
+fn scaled_points(rng: &mut TestRng, half: f32, n: usize) -> Vec<(u32, Rect)> {
+    (0..n as u32)
+        .map(|i| {
+            let (x, y) = (rng.range(-half, half), rng.range(-half, half));
+            // Half points, half small boxes.
+            let s = if i % 2 == 0 { 0.0 } else { half * 1e-3 };
+            (i, Rect::new(x, y, x + s, y + s))
+        })
+        .collect()
+}
+
+#[test]
+fn circle_queries_are_exact_in_huge_and_tiny_worlds() {
+    // Squares of distances overflow f32 in a 1e21 world ...
+    let mut big = Quadtree::new(Rect::new(-1e21, -1e21, 1e21, 1e21)).unwrap();
+    let far = big
+        .insert(Rect::new(1.27e20, 0.0, 1.27e20, 0.0), ())
+        .unwrap();
+    let near = big.insert(Rect::new(0.9e20, 0.0, 0.9e20, 0.0), ()).unwrap();
+    let mut out = Vec::new();
+    big.query_circle(0.0, 0.0, 1e20, &mut out).unwrap();
+    assert_eq!(out, vec![near], "{far:?} is 1.27 radii away");
+    // ... and underflow in a 1e-20 one.
+    let r = 2.8e-23f32;
+    let mut tiny = Quadtree::new(Rect::new(-1e-20, -1e-20, 1e-20, 1e-20)).unwrap();
+    let d = |k: f32| k * r / std::f32::consts::SQRT_2;
+    tiny.insert(Rect::new(d(1.37), d(1.37), d(1.37), d(1.37)), ())
+        .unwrap();
+    let inside = tiny
+        .insert(Rect::new(d(0.997), d(0.997), d(0.997), d(0.997)), ())
+        .unwrap();
+    out.clear();
+    tiny.query_circle(0.0, 0.0, r, &mut out).unwrap();
+    assert_eq!(out, vec![inside]);
+
+    // Random points and boxes at every scale against an f64 brute force.
+    let mut rng = TestRng::new(41);
+    for half in SCALES {
+        for placement in PLACEMENTS {
+            let world = Rect::new(-half, -half, half, half);
+            let config = Config {
+                placement,
+                capacity: 4,
+                ..Config::default()
+            };
+            let mut tree = Quadtree::with_config(world, config).unwrap();
+            let items = scaled_points(&mut rng, half, 300);
+            let mut ids = Vec::new();
+            for &(k, r) in &items {
+                ids.push(tree.insert(r, k).unwrap());
+            }
+            tree.validate().unwrap();
+            for _ in 0..100 {
+                let (x, y) = (rng.range(-half, half), rng.range(-half, half));
+                let r = rng.range(0.0, half) * rng.unit();
+                let rr = r as f64 * r as f64;
+                let want: Vec<u32> = items
+                    .iter()
+                    .filter(|(_, rect)| exact_distance_squared(rect, x, y) <= rr)
+                    .map(|&(k, _)| k)
+                    .collect();
+                let mut got = Vec::new();
+                let _ = tree.for_each_in_circle(x, y, r, |item| {
+                    got.push(*item.value);
+                    ControlFlow::Continue(())
+                });
+                got.sort_unstable();
+                assert_eq!(got, want, "world ±{half}, circle ({x}, {y}) r {r}");
+            }
+        }
+    }
+}
+
+#[test]
+fn nearest_is_exact_in_huge_and_tiny_worlds() {
+    let mut big = Quadtree::new(Rect::new(-1e30, -1e30, 1e30, 1e30)).unwrap();
+    big.insert(Rect::new(9e29, 0.0, 9e29, 0.0), "far").unwrap();
+    big.insert(Rect::new(2e19, 0.0, 2e19, 0.0), "near").unwrap();
+    let mut out = Vec::new();
+    big.nearest(0.0, 0.0, 1, &mut out).unwrap();
+    assert_eq!(big.get(out[0].0), Some(&"near"));
+    assert_eq!(out[0].1, 2e19);
+
+    let mut tiny = Quadtree::new(Rect::new(-1e-20, -1e-20, 1e-20, 1e-20)).unwrap();
+    tiny.insert(Rect::new(2e-23, 0.0, 2e-23, 0.0), "far")
+        .unwrap();
+    tiny.insert(Rect::new(1e-23, 0.0, 1e-23, 0.0), "near")
+        .unwrap();
+    out.clear();
+    tiny.nearest(0.0, 0.0, 1, &mut out).unwrap();
+    assert_eq!(tiny.get(out[0].0), Some(&"near"));
+    assert_eq!(out[0].1, 1e-23);
+
+    let mut rng = TestRng::new(43);
+    for half in SCALES {
+        for placement in PLACEMENTS {
+            let world = Rect::new(-half, -half, half, half);
+            let config = Config {
+                placement,
+                capacity: 4,
+                ..Config::default()
+            };
+            let mut tree = Quadtree::with_config(world, config).unwrap();
+            let items = scaled_points(&mut rng, half, 300);
+            for &(k, r) in &items {
+                tree.insert(r, k).unwrap();
+            }
+            for _ in 0..100 {
+                let (x, y) = (rng.range(-half, half), rng.range(-half, half));
+                let k = 1 + rng.below(8) as usize;
+                let mut want: Vec<f32> = items
+                    .iter()
+                    .map(|(_, r)| exact_distance_squared(r, x, y).sqrt() as f32)
+                    .collect();
+                want.sort_by(f32::total_cmp);
+                want.truncate(k);
+                let mut out = Vec::new();
+                tree.nearest(x, y, k, &mut out).unwrap();
+                let got: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
+                assert_eq!(got, want, "world ±{half}, nearest {k} to ({x}, {y})");
+                for (id, d) in out {
+                    let r = tree.rect(id).unwrap();
+                    assert_eq!(exact_distance_squared(&r, x, y).sqrt() as f32, d);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn circle_queries_near_f32_max_are_answered() {
+    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    let top = tree
+        .insert(Rect::new(0.0, f32::MAX, 0.0, f32::MAX), ())
+        .unwrap();
+    let right = tree
+        .insert(Rect::new(f32::MAX, 0.0, f32::MAX, 0.0), ())
+        .unwrap();
+    let corner = tree
+        .insert(Rect::new(-f32::MAX, -f32::MAX, -f32::MAX, -f32::MAX), ())
+        .unwrap();
+    let origin = tree.insert(Rect::new(0.0, 0.0, 1.0, 1.0), ()).unwrap();
+    let sorted = |mut v: Vec<ItemId>| {
+        v.sort();
+        v
+    };
+    let mut out = Vec::new();
+    tree.query_circle(0.0, f32::MAX, 1.0, &mut out).unwrap();
+    assert_eq!(out, vec![top]);
+    out.clear();
+    // Both axis points are exactly f32::MAX away (closed disc); the corner is farther.
+    tree.query_circle(0.0, 0.0, f32::MAX, &mut out).unwrap();
+    assert_eq!(sorted(out.clone()), sorted(vec![top, right, origin]));
+    let mut hits = Vec::new();
+    let walk = tree.for_each_in_circle(f32::MAX, 0.0, 0.0, |item| {
+        hits.push(item.id);
+        ControlFlow::Continue(())
+    });
+    assert_eq!(walk, Ok(ControlFlow::Continue(())));
+    assert_eq!(hits, vec![right]);
+    out.clear();
+    tree.query_circle(-f32::MAX, -f32::MAX, f32::MAX, &mut out)
+        .unwrap();
+    assert_eq!(out, vec![corner]);
+    // Only what the docs name is refused.
+    assert_eq!(
+        tree.query_circle(0.0, 0.0, f32::INFINITY, &mut out),
+        Err(QuadtreeError::NonFinite)
+    );
+    assert_eq!(
+        tree.query_circle(0.0, 0.0, -1.0, &mut out),
+        Err(QuadtreeError::NegativeRadius)
+    );
+    let mut near = Vec::new();
+    tree.nearest(f32::MAX, f32::MAX, 4, &mut near).unwrap();
+    assert_eq!(near.len(), 4);
+    assert_eq!(near[0].1, f32::MAX);
+    // The corner and the origin's box are more than f32::MAX away: their distances round
+    // to infinity.
+    let mut last = [near[2], near[3]];
+    last.sort_by_key(|e| e.0);
+    let mut want = [(corner, f32::INFINITY), (origin, f32::INFINITY)];
+    want.sort_by_key(|e| e.0);
+    assert_eq!(last, want);
+}
+
+#[test]
+fn a_handle_from_another_tree_is_refused() {
+    let mut a = Quadtree::new(WORLD).unwrap();
+    let mut b = Quadtree::new(WORLD).unwrap();
+    let from_a = a.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 'a').unwrap();
+    let from_b = b.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 'b').unwrap();
+    assert_eq!(from_a.index(), from_b.index());
+    assert!(!b.contains(from_a));
+    assert_eq!(b.get(from_a), None);
+    assert_eq!(b.rect(from_a), None);
+    assert_eq!(
+        b.update(from_a, Rect::new(5.0, 5.0, 6.0, 6.0)),
+        Err(QuadtreeError::StaleId)
+    );
+    assert_eq!(b.remove(from_a), None);
+    assert_eq!(b.get(from_b), Some(&'b'));
+    assert_eq!(b.rect(from_b), Some(Rect::new(1.0, 1.0, 2.0, 2.0)));
+    // Churn in one tree does not bring its generations to the other's.
+    for _ in 0..1000 {
+        let id = a.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 'x').unwrap();
+        assert_eq!(b.get(id), None);
+        a.remove(id);
+    }
+    b.clear();
+    let after_clear = b.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 'c').unwrap();
+    assert_eq!(a.get(after_clear), None);
+    assert_eq!(a.get(from_a), Some(&'a'));
+    a.validate().unwrap();
+    b.validate().unwrap();
+}
+
+#[test]
+fn worlds_too_wide_or_too_small_for_f32_are_refused() {
+    let max = f32::MAX;
+    for world in [
+        Rect::new(-max, -max, max, max),
+        Rect::new(-max, 0.0, max, 1.0),
+        Rect::new(0.0, -max, 1.0, max),
+        Rect::new(-3e38, -3e38, 3e38, 3e38),
+        // Cells of 2^-MAX_DEPTH of these sides would need a scale beyond f32.
+        Rect::new(0.0, 0.0, 1e-40, 1.0),
+        Rect::new(0.0, 0.0, 1.0, 1e-37),
+    ] {
+        assert_eq!(
+            Quadtree::<()>::new(world).unwrap_err(),
+            QuadtreeError::InvalidWorld,
+            "{world:?}"
+        );
+    }
+    // The widest and the smallest worlds accepted work: items at their edges find their
+    // cells, and every node has a finite rectangle.
+    for world in [
+        Rect::new(-max / 2.0, -max / 2.0, max / 2.0, max / 2.0),
+        Rect::new(0.0, 0.0, max, max),
+        Rect::new(1.0, 1.0, 1.0 + 1e-7, 1.0 + 1e-7),
+        Rect::new(0.0, 0.0, 1e-35, 1e-35),
+    ] {
+        let config = Config {
+            capacity: 1,
+            max_depth: MAX_DEPTH,
+            ..Config::default()
+        };
+        let mut tree = Quadtree::with_config(world, config).unwrap();
+        let mut rng = TestRng::new(5);
+        for i in 0..200 {
+            let x = world.min_x + world.width() * rng.unit();
+            let y = world.min_y + world.height() * rng.unit();
+            tree.insert(Rect::new(x, y, x, y), i).unwrap();
+        }
+        tree.insert(world, 200).unwrap();
+        tree.validate().unwrap();
+        assert!(tree.stats().deepest_level > 0, "{world:?}");
+        assert_eq!(tree.stats().items_outside_world, 0, "{world:?}");
+        for node in tree.nodes() {
+            assert!(node.rect.check().is_ok(), "{world:?}: {node:?}");
         }
     }
 }

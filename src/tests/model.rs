@@ -110,11 +110,7 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
             assert_eq!(dists, want, "nearest {k} to {x},{y}");
             for &(id, d) in &out {
                 let (r, _) = model[&id];
-                assert_eq!(
-                    r.distance_squared(x, y).sqrt(),
-                    d,
-                    "reported distance of {id:?}"
-                );
+                assert_eq!(r.distance(x, y), d, "reported distance of {id:?}");
             }
         }
     }
