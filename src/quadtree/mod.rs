@@ -87,6 +87,8 @@ use slots::{end_generation, new_tree_tag, Entry, Slot, RETIRED};
 pub use config::{Config, Placement, MAX_CAPACITY, MAX_DEPTH};
 pub use error::QuadtreeError;
 pub use geom::Rect;
+#[cfg(feature = "sim")]
+pub(crate) use geom::{f32_at_or_above, f32_at_or_below};
 pub use inspect::{Iter, NodeInfo, Nodes, TreeStats};
 pub use slots::{ItemId, ItemRef};
 pub use validate::InvariantError;

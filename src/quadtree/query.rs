@@ -170,14 +170,17 @@ impl<T> Quadtree<T> {
             return Err(QuadtreeError::NegativeRadius);
         }
         // The disc's bounding box filters with the block test first. It is computed in `f64`
-        // and rounded outwards, so it covers every item the exact test below accepts; edges
-        // beyond `f32`'s range stop at `±f32::MAX`, past which no stored item reaches.
-        let (xd, yd, rd) = (x as f64, y as f64, r as f64);
+        // and rounded outwards, so it covers every item the test below accepts; edges beyond
+        // `f32`'s range stop at `±f32::MAX`, past which no stored item reaches. That test
+        // rounds each `f64` difference once, which can bring an item a hair (2^-53 of the
+        // radius) inside: the box reaches 2^-50 of the radius further to keep such items.
+        let (xd, yd) = (x as f64, y as f64);
+        let reach = r as f64 * (1.0 + f64::EPSILON * 8.0);
         let bounds = Rect::new(
-            f32_at_or_below(xd - rd),
-            f32_at_or_below(yd - rd),
-            f32_at_or_above(xd + rd),
-            f32_at_or_above(yd + rd),
+            f32_at_or_below(xd - reach),
+            f32_at_or_below(yd - reach),
+            f32_at_or_above(xd + reach),
+            f32_at_or_above(yd + reach),
         );
         Ok(self.walk_rect_hits(&bounds, |item| {
             if item.rect.intersects_circle(x, y, r) {

@@ -25,7 +25,17 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use crate::oracle::brute_force_pairs;
+use crate::quadtree::{f32_at_or_above, f32_at_or_below};
 use crate::{Config, ItemId, Quadtree, QuadtreeError, Rect};
+
+/// The largest `max_particles` a simulation accepts: particles are indexed by `u32`, and the
+/// tree holds at most `u32::MAX - 1` items.
+pub const MAX_PARTICLES: usize = u32::MAX as usize - 1;
+
+/// The fastest any particle moves, in world units per second, whatever the world: keeps every
+/// sum and product of velocities in the solver finite (a collision can hand one particle
+/// more speed than the limit, but never `2^20` times more).
+const SPEED_CAP: f32 = f32::MAX / (1u32 << 20) as f32;
 
 /// How contacts are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -79,7 +89,7 @@ pub struct SimConfig {
     pub world: Rect,
     /// Side of the square particles (seed 004's stress test used 8).
     pub particle_size: f32,
-    /// Most particles alive at once; spawning past it is refused.
+    /// Most particles alive at once; spawning past it is refused. At most [`MAX_PARTICLES`].
     pub max_particles: usize,
     /// Downward acceleration in world units per second², used while `gravity_on`.
     pub gravity: f32,
@@ -232,6 +242,38 @@ fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, e: f32) {
     }
 }
 
+/// The largest `x` in `[min, max]` whose square of side `size` still ends at or before `max`
+/// once `x + size` is rounded to `f32`, or `None` if even `min` does not fit. `max - size`
+/// can be a rounding step off either way, so this searches the `f32`s between `min` and `max`
+/// (in the order of their bit patterns: at most 32 halvings).
+fn last_fit(min: f32, max: f32, size: f32) -> Option<f32> {
+    let fits = |x: f32| x + size <= max;
+    if !fits(min) {
+        return None;
+    }
+    // Finite floats in order map to integers in order.
+    let key = |v: f32| {
+        let b = v.to_bits() as i32;
+        if b < 0 {
+            i32::MIN - b
+        } else {
+            b
+        }
+    };
+    let value = |k: i32| f32::from_bits(if k < 0 { i32::MIN - k } else { k } as u32);
+    let (mut lo, mut hi) = (key(min) as i64, key(max) as i64);
+    // Invariant: value(lo) fits; everything above hi does not.
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        if fits(value(mid as i32)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(value(lo as i32))
+}
+
 /// A bright palette; particles take a colour from it at random.
 const PALETTE: [[u8; 4]; 6] = [
     [255, 99, 71, 255],
@@ -259,8 +301,18 @@ pub struct Simulation {
     /// Reused buffer of the particles' squares for the brute-force broad phase.
     rects: Vec<Rect>,
     /// Reused buffers of the bottom-up pass: (row, contact index) sorted by row, row starts.
-    stack_order: Vec<(u32, u32)>,
+    stack_order: Vec<(u64, u32)>,
     row_starts: Vec<u32>,
+    /// Largest left and top edge a particle may have: its square then ends inside the walls
+    /// even after `x + size` is rounded.
+    wall_x: f32,
+    wall_y: f32,
+    /// Largest speed along each axis, in units per second.
+    speed_limit: f32,
+    /// Each particle's position when the tree last saw it, and the most any particle has
+    /// moved along an axis since: lets `touching` ask the tree and still answer for now.
+    anchors: Vec<(f32, f32)>,
+    drift: f64,
     counts: StepCounts,
     rng: StdRng,
 }
@@ -269,9 +321,13 @@ impl Simulation {
     /// An empty simulation.
     ///
     /// # Errors
+    /// The whole configuration is checked here, so that no later call can fail on it:
     /// [`SimError::BadConfig`] for a particle size that is not positive or does not fit the
-    /// world, a negative or non-finite restitution or gravity; the tree's errors for a bad
-    /// world or tree config.
+    /// world once `position + size` is rounded to `f32`, a restitution outside `[0, 1]`, a
+    /// non-finite gravity, `solver_iterations` outside `1..=64`, `max_particles` above
+    /// [`MAX_PARTICLES`], or a world so large that its speed limit (four world sizes per
+    /// second) overflows `f32`; the tree's errors for a bad world (including one whose width
+    /// or height overflows `f32`) or tree config.
     ///
     /// ```
     /// use quadstress::sim::{SimConfig, Simulation};
@@ -295,9 +351,26 @@ impl Simulation {
                 "solver_iterations must be between 1 and 64",
             ));
         }
+        if config.max_particles > MAX_PARTICLES {
+            return Err(SimError::BadConfig(
+                "max_particles must be at most MAX_PARTICLES (u32::MAX - 1)",
+            ));
+        }
         let tree = Quadtree::with_config(config.world, config.tree)?;
-        if size > config.world.width() || size > config.world.height() {
-            return Err(SimError::BadConfig("particles must fit in the world"));
+        let w = config.world;
+        let (Some(wall_x), Some(wall_y)) = (
+            last_fit(w.min_x, w.max_x, size),
+            last_fit(w.min_y, w.max_y, size),
+        ) else {
+            return Err(SimError::BadConfig(
+                "particles must fit in the world (after f32 rounding)",
+            ));
+        };
+        let speed_limit = 4.0 * w.width().max(w.height());
+        if !speed_limit.is_finite() {
+            return Err(SimError::BadConfig(
+                "the world is too large: its speed limit (4 world sizes per second) overflows f32",
+            ));
         }
         Ok(Simulation {
             config,
@@ -308,6 +381,11 @@ impl Simulation {
             rects: Vec::new(),
             stack_order: Vec::new(),
             row_starts: Vec::new(),
+            wall_x,
+            wall_y,
+            speed_limit: speed_limit.min(SPEED_CAP),
+            anchors: Vec::new(),
+            drift: 0.0,
             counts: StepCounts::default(),
             rng: StdRng::seed_from_u64(config.seed),
         })
@@ -378,6 +456,8 @@ impl Simulation {
     pub fn clear(&mut self) {
         self.particles.clear();
         self.ids.clear();
+        self.anchors.clear();
+        self.drift = 0.0;
         self.tree.clear();
         self.contacts.clear();
         self.rects.clear();
@@ -387,8 +467,10 @@ impl Simulation {
     fn add(&mut self, x: f32, y: f32, vx: f32, vy: f32) -> Result<(), SimError> {
         let s = self.config.particle_size;
         let w = self.config.world;
-        let x = x.clamp(w.min_x, w.max_x - s);
-        let y = y.clamp(w.min_y, w.max_y - s);
+        let x = x.clamp(w.min_x, self.wall_x);
+        let y = y.clamp(w.min_y, self.wall_y);
+        let limit = self.speed_limit;
+        let (vx, vy) = (vx.clamp(-limit, limit), vy.clamp(-limit, limit));
         let color = PALETTE[self.rng.random_range(0..PALETTE.len())];
         let index = self.particles.len() as u32;
         let id = self.tree.insert(Rect::new(x, y, x + s, y + s), index)?;
@@ -400,6 +482,7 @@ impl Simulation {
             color,
         });
         self.ids.push(id);
+        self.anchors.push((x, y));
         Ok(())
     }
 
@@ -438,12 +521,15 @@ impl Simulation {
     pub fn spawn_burst(&mut self, n: usize) -> Result<usize, SimError> {
         let (fits, err) = self.room_for(n);
         let w = self.config.world;
-        let s = self.config.particle_size;
-        self.particles.reserve(fits);
-        self.ids.reserve(fits);
+        // Room for what is spawned, never for the whole request up front: with a high cap,
+        // a huge request grows the buffers as particles arrive.
+        let ahead = fits.min(1 << 16);
+        self.particles.reserve(ahead);
+        self.ids.reserve(ahead);
+        self.anchors.reserve(ahead);
         for _ in 0..fits {
-            let x = self.rng.random_range(w.min_x..=w.max_x - s);
-            let y = self.rng.random_range(w.min_y..=w.max_y - s);
+            let x = self.rng.random_range(w.min_x..=self.wall_x);
+            let y = self.rng.random_range(w.min_y..=self.wall_y);
             let vx = self.rng.random_range(-60.0..=60.0);
             let vy = self.rng.random_range(-60.0..=60.0);
             self.add(x, y, vx, vy)?;
@@ -452,7 +538,9 @@ impl Simulation {
     }
 
     /// Adds `n` particles around the point `(x, y)` (clamped into the world), within `spread`
-    /// of it, flying out at up to `speed`: a stream from the mouse.
+    /// of it, flying out at up to `speed`: a stream from the mouse. A spread wider than the
+    /// world counts as the world's width or height, whichever is larger, and a speed above
+    /// the speed limit as the limit; particles land clamped into the world.
     ///
     /// # Errors
     /// [`SimError::NonFinite`] for a bad point, spread or speed (nothing added);
@@ -476,7 +564,10 @@ impl Simulation {
         if ![x, y, spread, speed].iter().all(|v| v.is_finite()) {
             return Err(SimError::NonFinite);
         }
-        let (spread, speed) = (spread.abs(), speed.abs());
+        let w = self.config.world;
+        let (x, y) = (x.clamp(w.min_x, self.wall_x), y.clamp(w.min_y, self.wall_y));
+        let spread = spread.abs().min(w.width().max(w.height()));
+        let speed = speed.abs().min(self.speed_limit);
         let (fits, err) = self.room_for(n);
         for _ in 0..fits {
             let px = x + self.rng.random_range(-spread..=spread);
@@ -516,15 +607,14 @@ impl Simulation {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
         }
+        // A speed limit keeps velocities finite whatever `dt` and gravity are; it is far
+        // above anything gravity reaches inside the world within a second.
+        let limit = self.speed_limit;
         let g = if self.config.gravity_on {
-            self.config.gravity * dt
+            (self.config.gravity * dt).clamp(-limit, limit)
         } else {
             0.0
         };
-        // A speed limit keeps velocities finite whatever `dt` is; it is far above anything
-        // gravity reaches inside the world within a second.
-        let w = self.config.world;
-        let limit = 4.0 * w.width().max(w.height());
         for p in &mut self.particles {
             p.vy += g;
             p.vx = p.vx.clamp(-limit, limit);
@@ -536,15 +626,22 @@ impl Simulation {
         Ok(())
     }
 
-    /// Puts every particle back inside the walls, reflecting its velocity if it was moving out.
+    /// Puts every particle back inside the walls, reflecting its velocity if it was moving out,
+    /// and notes how far the particles have moved since the tree last saw them.
     fn keep_inside(&mut self) {
         let w = self.config.world;
-        let s = self.config.particle_size;
         let e = self.config.restitution;
-        for p in &mut self.particles {
-            bounce(&mut p.x, &mut p.vx, w.min_x, w.max_x - s, e);
-            bounce(&mut p.y, &mut p.vy, w.min_y, w.max_y - s, e);
+        let (wall_x, wall_y) = (self.wall_x, self.wall_y);
+        let mut drift = 0f64;
+        for (p, &(ax, ay)) in self.particles.iter_mut().zip(&self.anchors) {
+            bounce(&mut p.x, &mut p.vx, w.min_x, wall_x, e);
+            bounce(&mut p.y, &mut p.vy, w.min_y, wall_y, e);
+            let moved = (p.x as f64 - ax as f64)
+                .abs()
+                .max((p.y as f64 - ay as f64).abs());
+            drift = drift.max(moved);
         }
+        self.drift = drift;
     }
 
     /// Phase 2: [`update_tree`](Self::update_tree) then [`find_pairs`](Self::find_pairs).
@@ -571,15 +668,20 @@ impl Simulation {
                 self.tree
                     .insert_many(items, &mut self.ids)
                     .expect("particles are always finite");
+                for (a, p) in self.anchors.iter_mut().zip(&self.particles) {
+                    *a = (p.x, p.y);
+                }
             }
             Broadphase::Incremental | Broadphase::BruteForce => {
-                for (p, id) in self.particles.iter().zip(&self.ids) {
+                for ((p, id), a) in self.particles.iter().zip(&self.ids).zip(&mut self.anchors) {
                     self.tree
                         .update(*id, p.rect(s))
                         .expect("particle handles stay valid and positions finite");
+                    *a = (p.x, p.y);
                 }
             }
         }
+        self.drift = 0.0;
     }
 
     /// Phase 2b: collects the contacts with the current broad phase, from the tree as the last
@@ -633,29 +735,54 @@ impl Simulation {
     /// lower particle of each as immovable. A correction then travels through a whole stack in
     /// one step instead of one particle per pass, so piles hold their height under gravity.
     fn shock_pass(&mut self, s: f32, slop: f32) {
-        // Counting sort of the contacts by the row (one particle high) of their lower
-        // particle, floor first: O(contacts), where a comparison sort took most of the step.
+        // The contacts in order of the row (one particle high) of their lower particle,
+        // floor first. Rows count from the floor and the sort only spans the rows that hold
+        // contacts: a counting sort over them when they are few, O(contacts), where a
+        // comparison sort took most of the step; a comparison sort when contacts are spread
+        // over many more rows than there are contacts (never a table sized by the world).
         let floor = self.config.world.max_y;
-        let rows = (self.config.world.height() / s) as usize + 2;
-        let row_of = |p: &Particle, q: &Particle| {
-            (((floor - p.y.max(q.y)) / s).max(0.0) as usize).min(rows - 1)
+        let particles = &self.particles;
+        let row_of = |&(a, b): &(u32, u32)| {
+            let (p, q) = (&particles[a as usize], &particles[b as usize]);
+            ((floor - p.y.max(q.y)) / s).max(0.0) as u64
         };
-        self.row_starts.clear();
-        self.row_starts.resize(rows + 1, 0);
-        for &(a, b) in &self.contacts {
-            self.row_starts
-                [row_of(&self.particles[a as usize], &self.particles[b as usize]) + 1] += 1;
-        }
-        for r in 0..rows {
-            self.row_starts[r + 1] += self.row_starts[r];
+        let (mut first, mut last) = (u64::MAX, 0);
+        for c in &self.contacts {
+            let r = row_of(c);
+            first = first.min(r);
+            last = last.max(r);
         }
         self.stack_order.clear();
-        self.stack_order.resize(self.contacts.len(), (0, 0));
-        for (k, &(a, b)) in self.contacts.iter().enumerate() {
-            let r = row_of(&self.particles[a as usize], &self.particles[b as usize]);
-            let at = self.row_starts[r];
-            self.stack_order[at as usize] = (r as u32, k as u32);
-            self.row_starts[r] += 1;
+        if self.contacts.is_empty() {
+            return;
+        }
+        let n = self.contacts.len();
+        if last - first < 2 * n as u64 + 64 {
+            let rows = (last - first + 1) as usize;
+            self.row_starts.clear();
+            self.row_starts.resize(rows + 1, 0);
+            for c in &self.contacts {
+                self.row_starts[(row_of(c) - first) as usize + 1] += 1;
+            }
+            for r in 0..rows {
+                self.row_starts[r + 1] += self.row_starts[r];
+            }
+            self.stack_order.resize(n, (0, 0));
+            for (k, c) in self.contacts.iter().enumerate() {
+                let r = row_of(c);
+                let at = &mut self.row_starts[(r - first) as usize];
+                self.stack_order[*at as usize] = (r, k as u32);
+                *at += 1;
+            }
+        } else {
+            self.stack_order.extend(
+                self.contacts
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| (row_of(c), k as u32)),
+            );
+            // Keys are unique, so this is the order the counting sort gives.
+            self.stack_order.sort_unstable();
         }
         for &(_, k) in &self.stack_order {
             let (a, b) = self.contacts[k as usize];
@@ -725,8 +852,12 @@ impl Simulation {
             .sum()
     }
 
-    /// Indices of the particles touching `rect` (closed), found through the tree, appended to
-    /// `out`; returns how many.
+    /// Indices of the particles touching `rect` (closed) where they are now, found through the
+    /// tree, appended to `out`; returns how many. Between a step's tree update and its end
+    /// the particles move a little (contacts push them apart): the tree is asked about `rect`
+    /// grown by the most any particle moved since, and each answer is checked against the
+    /// particle's current square, so the answer is always that of
+    /// [`touching_brute_force`](Self::touching_brute_force).
     ///
     /// # Errors
     /// The tree's errors for a bad rectangle.
@@ -740,9 +871,23 @@ impl Simulation {
     /// assert_eq!(out, vec![0]);
     /// ```
     pub fn touching(&self, rect: &Rect, out: &mut Vec<u32>) -> Result<usize, SimError> {
+        rect.check()?;
         let before = out.len();
-        let _ = self.tree.for_each_in_rect(rect, |item| {
-            out.push(*item.value);
+        // A hair more than the drift, for the rounding of the drift itself.
+        let d = self.drift * (1.0 + 1e-9);
+        let grown = Rect::new(
+            f32_at_or_below(rect.min_x as f64 - d),
+            f32_at_or_below(rect.min_y as f64 - d),
+            f32_at_or_above(rect.max_x as f64 + d),
+            f32_at_or_above(rect.max_y as f64 + d),
+        );
+        let s = self.config.particle_size;
+        let particles = &self.particles;
+        let _ = self.tree.for_each_in_rect(&grown, |item| {
+            let i = *item.value;
+            if particles[i as usize].rect(s).intersects(rect) {
+                out.push(i);
+            }
             ControlFlow::Continue(())
         })?;
         Ok(out.len() - before)

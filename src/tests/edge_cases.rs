@@ -802,3 +802,26 @@ fn worlds_too_wide_or_too_small_for_f32_are_refused() {
         }
     }
 }
+
+/// Found by fuzzing: an item a tiny distance beyond a huge circle's bottom edge. The distance
+/// test rounds the item onto the edge (1e29 + 1e-38 is 1e29 in f64), so the query must reach
+/// a hair past the disc's exact bounding box to find it.
+#[test]
+fn circle_queries_find_items_rounded_onto_the_edge() {
+    for placement in PLACEMENTS {
+        let config = Config {
+            placement,
+            capacity: 1,
+            max_depth: 3,
+        };
+        let mut tree = Quadtree::with_config(Rect::new(-1e30, -1e30, 1e30, 1e30), config).unwrap();
+        tree.insert(Rect::new(0.0, 0.0, 0.0, 0.0), ()).unwrap();
+        let below = Rect::new(0.0, -f32::MIN_POSITIVE, 2e29, -f32::MIN_POSITIVE);
+        let id = tree.insert(below, ()).unwrap();
+        let c = 1e29;
+        assert!(below.intersects_circle(c, c, c));
+        let mut out = Vec::new();
+        tree.query_circle(c, c, c, &mut out).unwrap();
+        assert!(out.contains(&id), "{placement:?}");
+    }
+}

@@ -237,3 +237,262 @@ fn bad_settings_are_refused() {
         assert!(Simulation::new(bad).is_err(), "{bad:?}");
     }
 }
+
+fn all_inside_and_finite(sim: &Simulation) -> bool {
+    inside(sim)
+        && sim
+            .particles()
+            .iter()
+            .all(|p| p.vx.is_finite() && p.vy.is_finite())
+        && sim.tree().stats().items_outside_world == 0
+}
+
+#[test]
+fn particles_as_wide_as_the_world_after_rounding_spawn_or_are_refused() {
+    for (world, size) in [
+        (Rect::new(0.1, 0.1, 0.4, 0.4), 0.3),
+        (Rect::new(1.0, 0.0, 1e8, 1e8), 1e8),
+        (
+            Rect::new(0.1, 0.1, 0.4, 0.4),
+            f32::from_bits(0.3f32.to_bits() + 1),
+        ),
+        (Rect::new(-0.7, 3.0, 0.2, 3.9), 0.9),
+    ] {
+        let config = SimConfig {
+            world,
+            particle_size: size,
+            ..SimConfig::default()
+        };
+        match Simulation::new(config) {
+            Err(e) => assert!(matches!(e, SimError::BadConfig(_)), "{world:?} {size}: {e}"),
+            Ok(mut sim) => {
+                assert_eq!(sim.spawn_burst(1), Ok(1), "{world:?} {size}");
+                assert_eq!(
+                    sim.spawn_stream(0.2, 0.2, 1, 0.0, 0.0),
+                    Ok(1),
+                    "{world:?} {size}"
+                );
+                for _ in 0..10 {
+                    sim.step(1.0 / 60.0).unwrap();
+                }
+                assert!(all_inside_and_finite(&sim), "{world:?} {size}");
+            }
+        }
+    }
+    // A particle that overflows the world by one rounding step is refused.
+    let config = SimConfig {
+        world: Rect::new(0.1, 0.1, 0.4, 0.4),
+        particle_size: 0.3000001,
+        ..SimConfig::default()
+    };
+    assert!(matches!(
+        Simulation::new(config),
+        Err(SimError::BadConfig(_))
+    ));
+}
+
+#[test]
+fn worlds_whose_size_or_speed_limit_overflows_are_refused() {
+    let max = f32::MAX;
+    for (world, size) in [
+        (Rect::new(-max, -max, max, max), 1e30),
+        (Rect::new(-1.5e38, -1.5e38, 1.5e38, 1.5e38), 1e36),
+        (Rect::new(0.0, 0.0, max, 1.0), 0.5),
+    ] {
+        let config = SimConfig {
+            world,
+            particle_size: size,
+            ..SimConfig::default()
+        };
+        let err = Simulation::new(config).unwrap_err();
+        assert!(
+            matches!(err, SimError::BadConfig(_) | SimError::Tree(_)),
+            "{world:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn huge_spread_and_speed_spawn_inside_the_world() {
+    let mut sim = Simulation::new(small(8)).unwrap();
+    assert_eq!(sim.spawn_stream(100.0, 100.0, 1, f32::MAX, 1.0), Ok(1));
+    assert_eq!(sim.spawn_stream(100.0, 100.0, 1, 1.0, f32::MAX), Ok(1));
+    assert_eq!(
+        sim.spawn_stream(f32::MAX, -f32::MAX, 3, f32::MAX, f32::MAX),
+        Ok(3)
+    );
+    assert!(all_inside_and_finite(&sim));
+    for _ in 0..20 {
+        sim.step(1.0 / 60.0).unwrap();
+        assert!(all_inside_and_finite(&sim));
+    }
+    assert_eq!(
+        sim.spawn_stream(100.0, 100.0, 1, f32::INFINITY, 1.0),
+        Err(SimError::NonFinite)
+    );
+}
+
+#[test]
+fn caps_beyond_what_particle_indices_hold_are_refused() {
+    for cap in [usize::MAX, 1 << 40, u32::MAX as usize] {
+        let config = SimConfig {
+            max_particles: cap,
+            ..SimConfig::default()
+        };
+        assert!(
+            matches!(Simulation::new(config), Err(SimError::BadConfig(_))),
+            "{cap}"
+        );
+    }
+    // A request far beyond a small cap spawns what fits and refuses the rest.
+    let mut sim = Simulation::new(SimConfig {
+        max_particles: 1000,
+        ..small(2)
+    })
+    .unwrap();
+    assert_eq!(
+        sim.spawn_burst(usize::MAX),
+        Err(SimError::CapReached {
+            cap: 1000,
+            spawned: 1000,
+            refused: usize::MAX - 1000
+        })
+    );
+    assert_eq!(
+        sim.spawn_stream(1.0, 1.0, usize::MAX, 1.0, 1.0),
+        Err(SimError::CapReached {
+            cap: 1000,
+            spawned: 0,
+            refused: usize::MAX
+        })
+    );
+    assert_eq!(sim.len(), 1000);
+}
+
+#[test]
+fn tall_worlds_step_without_sizing_anything_by_their_height() {
+    // Sized by its height, the bottom-up pass would need terabytes here.
+    for (world, size) in [
+        (Rect::new(0.0, 0.0, 100.0, 1e12), 1.0),
+        (Rect::new(0.0, 0.0, 100.0, 2e8), 1.0),
+        (Rect::new(0.0, 0.0, 100.0, 3e37), 1e-3),
+    ] {
+        let mut sim = Simulation::new(SimConfig {
+            world,
+            particle_size: size,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        sim.step(1.0 / 60.0).unwrap();
+        sim.spawn_burst(200).unwrap();
+        // A pile on the floor, so the bottom-up pass has contacts to sort.
+        sim.spawn_stream(50.0, world.max_y, 200, 20.0 * size, 0.0)
+            .unwrap();
+        for _ in 0..30 {
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        assert!(sim.counts().contacts > 0, "{world:?}");
+        assert!(all_inside_and_finite(&sim), "{world:?}");
+    }
+}
+
+#[test]
+fn velocities_stay_finite_under_extreme_gravity_and_time_steps() {
+    let mut sim = Simulation::new(SimConfig {
+        gravity: f32::MAX,
+        ..small(6)
+    })
+    .unwrap();
+    sim.spawn_burst(300).unwrap();
+    for dt in [2.0, f32::MAX, 1.0 / 60.0, 1e30] {
+        for _ in 0..5 {
+            sim.step(dt).unwrap();
+            assert!(all_inside_and_finite(&sim), "dt {dt}");
+        }
+    }
+    // The widest world whose speed limit is finite, with huge particles.
+    let mut sim = Simulation::new(SimConfig {
+        world: Rect::new(-4e37, -4e37, 4e37, 4e37),
+        particle_size: 1e36,
+        gravity: -f32::MAX,
+        restitution: 1.0,
+        ..SimConfig::default()
+    })
+    .unwrap();
+    sim.spawn_burst(100).unwrap();
+    sim.spawn_stream(0.0, 0.0, 100, 1e37, f32::MAX).unwrap();
+    for dt in [f32::MAX, 1.0, 1e-30, f32::MAX] {
+        for _ in 0..5 {
+            sim.step(dt).unwrap();
+            assert!(all_inside_and_finite(&sim), "dt {dt}");
+            sim.tree().validate().unwrap();
+        }
+    }
+}
+
+#[test]
+fn walls_hold_to_the_last_ulp() {
+    let mut sim = Simulation::new(SimConfig {
+        world: Rect::new(0.0, 0.0, 1.9, 1.9),
+        particle_size: 0.7,
+        ..SimConfig::default()
+    })
+    .unwrap();
+    sim.spawn_burst(3).unwrap();
+    for _ in 0..120 {
+        sim.step(1.0 / 60.0).unwrap();
+        assert!(all_inside_and_finite(&sim));
+    }
+    // Random worlds and sizes, where `x + size` rounds.
+    let mut rng = quadstress::oracle::TestRng::new(7);
+    for probe in 0..400 {
+        let scale = [1e-3, 1.0, 1e3, 1e6][probe % 4];
+        let (x0, y0) = (rng.range(-5.0, 5.0) * scale, rng.range(-5.0, 5.0) * scale);
+        let (w, h) = (rng.range(0.5, 3.0) * scale, rng.range(0.5, 3.0) * scale);
+        let world = Rect::new(x0, y0, x0 + w, y0 + h);
+        let size = rng.range(0.05, 0.5) * w.min(h);
+        let mut sim = Simulation::new(SimConfig {
+            world,
+            particle_size: size,
+            seed: probe as u64,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        sim.spawn_burst(4).unwrap();
+        sim.spawn_stream(world.max_x, world.max_y, 2, 0.0, 1e3 * scale)
+            .unwrap();
+        for _ in 0..30 {
+            sim.step(1.0 / 60.0).unwrap();
+            assert!(all_inside_and_finite(&sim), "{world:?} size {size}");
+        }
+    }
+}
+
+#[test]
+fn touching_agrees_with_brute_force_right_after_a_step() {
+    for mode in Broadphase::ALL {
+        let mut sim = Simulation::new(SimConfig {
+            broadphase: mode,
+            ..small(11)
+        })
+        .unwrap();
+        sim.spawn_burst(1500).unwrap();
+        let mut rng = quadstress::oracle::TestRng::new(3);
+        for step in 0..40 {
+            sim.step(1.0 / 60.0).unwrap();
+            for _ in 0..5 {
+                let (x, y) = (rng.range(-10.0, 400.0), rng.range(-10.0, 300.0));
+                let q = Rect::new(x, y, x + rng.range(0.0, 80.0), y + rng.range(0.0, 80.0));
+                let mut got = Vec::new();
+                let n = sim.touching(&q, &mut got).unwrap();
+                got.sort_unstable();
+                let s = sim.config().particle_size;
+                let want: Vec<u32> = (0..sim.len() as u32)
+                    .filter(|&i| sim.particles()[i as usize].rect(s).intersects(&q))
+                    .collect();
+                assert_eq!(got, want, "{mode:?} step {step} query {q:?}");
+                assert_eq!(n, sim.touching_brute_force(&q));
+            }
+        }
+    }
+}

@@ -1,4 +1,5 @@
-//! Steady state allocates nothing: a counting global allocator watches 200 steps.
+//! Steady state allocates nothing, and no step allocates by the world's size: a counting
+//! global allocator watches.
 #![cfg(feature = "sim")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -10,11 +11,13 @@ use quadstress::Rect;
 struct Counting;
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+static BYTES: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: defers to the system allocator; only counts calls.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(layout.size(), Ordering::Relaxed);
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -22,6 +25,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(new_size, Ordering::Relaxed);
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -66,4 +70,27 @@ fn steady_state_steps_allocate_nothing() {
             "{mode:?}: {allocated} allocations in 200 steady-state steps"
         );
     }
+    // A world ten million particles tall: the first steps, buffers growing included,
+    // allocate by the particles and their contacts, not by the world's height.
+    let mut sim = Simulation::new(SimConfig {
+        world: Rect::new(0.0, 0.0, 100.0, 1e7),
+        particle_size: 1.0,
+        seed: 9,
+        ..SimConfig::default()
+    })
+    .unwrap();
+    sim.spawn_burst(100).unwrap();
+    sim.spawn_stream(50.0, 1e7, 300, 20.0, 0.0).unwrap();
+    let before = BYTES.load(Ordering::Relaxed);
+    let mut contacts = 0;
+    for _ in 0..20 {
+        sim.step(1.0 / 60.0).unwrap();
+        contacts += sim.counts().contacts;
+    }
+    let bytes = BYTES.load(Ordering::Relaxed) - before;
+    assert!(contacts > 0);
+    assert!(
+        bytes < 1 << 20,
+        "{bytes} bytes allocated by 20 steps of 400 particles"
+    );
 }
