@@ -61,5 +61,5 @@ pub mod sim;
 
 pub use quadtree::{
     Config, InvariantError, ItemId, ItemRef, Iter, NodeInfo, Nodes, Placement, Quadtree,
-    QuadtreeError, Rect, TreeStats, MAX_CAPACITY, MAX_DEPTH,
+    QuadtreeError, QueryCounts, Rect, TreeStats, MAX_CAPACITY, MAX_DEPTH,
 };

@@ -16,6 +16,24 @@ macro_rules! eprintln {
     ($($arg:tt)*) => { $crate::demo::platform::console(&format!($($arg)*), true) };
 }
 
+// On the desktop a console line into a closed pipe (`quadstress ... | head`) is dropped
+// instead of ending the demo with a panic.
+#[cfg(not(target_arch = "wasm32"))]
+macro_rules! println {
+    () => { println!("") };
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+#[cfg(not(target_arch = "wasm32"))]
+macro_rules! print {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod demo;
 
 fn main() {

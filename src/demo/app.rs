@@ -1,79 +1,158 @@
 //! The demo's state and its per-frame work: input, simulation step, the blue quad's test.
 
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 
 use macroquad::input::{
     is_key_down, is_key_pressed, is_mouse_button_down, is_mouse_button_pressed, mouse_position,
     mouse_wheel,
 };
-use macroquad::time::get_time;
-use quadstress::sim::{SimConfig, SimError, Simulation};
+use quadstress::sim::{Broadphase, PhaseTimes, SimConfig, SimError, Simulation};
 use quadstress::{Config, Placement, Rect, MAX_DEPTH};
 
-use super::controls::{Action, Input, Trigger, BINDINGS};
-use super::view::View;
+use super::controls::{Action, Binding, Input, Trigger, BINDINGS};
+use super::platform::now_seconds;
+use super::view::{Camera, View};
 
 /// The world the demo simulates: three times the default window, so 50,000 particles of 8x8
 /// cover about 45% of it.
 pub const WORLD: Rect = Rect::new(0.0, 0.0, 3072.0, 2304.0);
-/// Most particles the demo lets you spawn.
-pub const MAX_PARTICLES: usize = 200_000;
-/// How long the right-click report stays on screen, in seconds.
+/// Side of a particle in world units: 8 px at 1:1.
+pub const PARTICLE_SIZE: f32 = 8.0;
+/// The largest share of the world's area the particles may cover. Past it a settled pile
+/// under gravity no longer fits below the ceiling without particles pressed into each other
+/// (see `pile.packing` in the headless mode), and the solver spends its time on overlaps.
+pub const MAX_COVERAGE: f32 = 0.92;
+/// How long the right-click report stays on screen after the last click or move, in seconds.
 pub const REPORT_SECONDS: f64 = 4.0;
 /// Frames kept for the frame-time graph (about three seconds at 60 FPS).
 pub const GRAPH_FRAMES: usize = 180;
+/// Most particles the brute-force broad phase accepts: above this, one of its steps takes
+/// more than about 100 ms on the machine this was measured on (2 shared cores), and the
+/// window would freeze.
+pub const BRUTE_FORCE_MAX_PARTICLES: usize = 5_000;
 
-const TRICKLE_PER_SECOND: f32 = 300.0;
-const FLOOD_PER_SECOND: f32 = 6000.0;
 const QUAD_SPEED: f32 = 900.0;
 /// A frame longer than this is simulated as this long: a slow frame means slow motion rather
 /// than a bigger step, which would compress piles, make more contacts and slow the next frame.
 const MAX_DT: f32 = 1.0 / 60.0;
+/// Zoom factor per wheel notch.
+const ZOOM_STEP: f32 = 1.25;
 
-/// Milliseconds spent in each phase of the last step.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PhaseTimes {
-    /// Moving the particles in the tree (or rebuilding it).
-    pub update_ms: f64,
-    /// Finding the contacts.
-    pub pairs_ms: f64,
-    /// Resolving them.
-    pub resolve_ms: f64,
+/// Most particles the demo's world holds: [`MAX_COVERAGE`] of its area.
+pub fn particle_cap() -> usize {
+    (WORLD.width() * WORLD.height() * MAX_COVERAGE / (PARTICLE_SIZE * PARTICLE_SIZE)) as usize
 }
 
-/// The last right-click's result.
+/// What the particles' colours mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorMode {
+    /// The depth of the node holding the particle: the tree shows inside a dense pile.
+    #[default]
+    Depth,
+    /// How fast the particle moves.
+    Speed,
+    /// Whether it touches another particle.
+    Contact,
+}
+
+impl ColorMode {
+    /// The next mode, wrapping around.
+    pub fn next(self) -> Self {
+        match self {
+            ColorMode::Depth => ColorMode::Speed,
+            ColorMode::Speed => ColorMode::Contact,
+            ColorMode::Contact => ColorMode::Depth,
+        }
+    }
+
+    /// The name the legend and messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorMode::Depth => "node depth",
+            ColorMode::Speed => "speed",
+            ColorMode::Contact => "contact",
+        }
+    }
+}
+
+/// The blue quad's test, kept up to date every frame while it is shown.
 #[derive(Debug, Default)]
 pub struct QuadReport {
     /// Particles touching the quad, by the tree.
     pub count: usize,
     /// The same count by scanning every particle.
     pub brute_count: usize,
+    /// Nodes the tree query entered, and nodes in the tree.
+    pub nodes_visited: usize,
+    pub nodes_total: usize,
+    /// Particles the tree query tested, and particles in the tree.
+    pub items_tested: usize,
+    pub items_total: usize,
     /// How long the tree query took.
     pub query_ms: f64,
-    /// Until when the report and the highlight stay on screen (`get_time` seconds).
+    /// Until when the report stays on screen (`now_seconds`).
     pub until: f64,
+}
+
+impl QuadReport {
+    /// The console form of the report.
+    pub fn line(&self, quad: &Rect) -> String {
+        format!(
+            "blue quad [{:.0}, {:.0}, {:.0}, {:.0}] collides: {}; particles touching: {}; nodes visited: {} of {}; items tested: {} of {}; tree query: {:.3} ms; brute force: {} ({})",
+            quad.min_x,
+            quad.min_y,
+            quad.max_x,
+            quad.max_y,
+            if self.count > 0 { "yes" } else { "no" },
+            self.count,
+            self.nodes_visited,
+            self.nodes_total,
+            self.items_tested,
+            self.items_total,
+            self.query_ms,
+            self.brute_count,
+            if self.count == self.brute_count { "agrees" } else { "DISAGREES" },
+        )
+    }
+}
+
+/// Fractional particles owed to each spawn source, so low rates still spawn.
+#[derive(Debug, Default)]
+struct SpawnDebt {
+    trickle: f32,
+    flood: f32,
+    cursor: f32,
 }
 
 /// Everything the demo remembers between frames.
 pub struct App {
     pub sim: Simulation,
     pub quad: Rect,
+    pub camera: Camera,
+    pub colors: ColorMode,
     pub show_outlines: bool,
     pub show_help: bool,
+    pub show_hud: bool,
     pub paused: bool,
+    pub quit: bool,
     step_once: bool,
     /// Particles per second from the cursor.
     pub cursor_rate: f32,
-    /// Fractional particles owed to each spawn source, so low rates still spawn.
-    carry: [f32; 3],
-    drag_offset: Option<(f32, f32)>,
+    debt: SpawnDebt,
+    /// The grip on the quad while the right button drags it: cursor minus quad corner.
+    quad_grip: Option<(f32, f32)>,
+    /// The last cursor position while the middle button pans.
+    pan_from: Option<(f32, f32)>,
     pub times: PhaseTimes,
     /// Frame times in milliseconds, a ring of `GRAPH_FRAMES`.
     pub frame_ms: [f32; GRAPH_FRAMES],
     pub frame_index: usize,
     pub report: QuadReport,
-    /// Indices of the particles the last right-click found.
+    /// Indices of the particles touching the quad.
     pub hits: Vec<u32>,
+    /// Cells of the nodes the quad's query visited, and whether each is a leaf.
+    pub visited: Vec<(Rect, bool)>,
     /// A message for the screen (spawn cap reached, settings changed) and until when.
     pub message: String,
     pub message_until: f64,
@@ -85,11 +164,12 @@ impl App {
         tree: Config,
         gravity_on: bool,
         seed: u64,
-        broadphase: quadstress::sim::Broadphase,
+        broadphase: Broadphase,
     ) -> Result<Self, SimError> {
         let sim = Simulation::new(SimConfig {
             world: WORLD,
-            max_particles: MAX_PARTICLES,
+            particle_size: PARTICLE_SIZE,
+            max_particles: particle_cap(),
             tree,
             gravity_on,
             seed,
@@ -99,35 +179,39 @@ impl App {
         Ok(App {
             sim,
             quad: Rect::from_min_size(1800.0, 900.0, 600.0, 450.0),
+            camera: Camera::default(),
+            colors: ColorMode::default(),
             show_outlines: true,
             show_help: false,
+            show_hud: true,
             paused: false,
+            quit: false,
             step_once: false,
             cursor_rate: 600.0,
-            carry: [0.0; 3],
-            drag_offset: None,
+            debt: SpawnDebt::default(),
+            quad_grip: None,
+            pan_from: None,
             times: PhaseTimes::default(),
             frame_ms: [0.0; GRAPH_FRAMES],
             frame_index: 0,
             report: QuadReport::default(),
             hits: Vec::new(),
+            visited: Vec::new(),
             message: String::new(),
             message_until: 0.0,
         })
     }
 
-    fn say(&mut self, now: f64, text: std::fmt::Arguments<'_>) {
+    /// Shows a message on screen for a few seconds and prints it.
+    pub fn say(&mut self, text: std::fmt::Arguments<'_>) {
         self.message.clear();
         let _ = self.message.write_fmt(text);
         println!("{}", self.message);
-        self.message_until = now + 3.0;
+        self.message_until = now_seconds() + 3.0;
     }
 
     /// Reads every binding of the table and acts on it.
     pub fn handle_input(&mut self, dt: f32, view: &View) {
-        let now = get_time();
-        let (mx, my) = mouse_position();
-        let cursor = view.to_world(mx, my);
         for b in BINDINGS {
             let active = match (b.input, b.trigger) {
                 (Input::Key(k), Trigger::Held) => is_key_down(k),
@@ -137,76 +221,117 @@ impl App {
                 (Input::Wheel, _) => mouse_wheel().1 != 0.0,
             };
             if active {
-                self.act(b.action, dt, cursor, now);
-            } else if b.action == Action::DragQuad {
-                self.drag_offset = None;
+                self.act(b, dt, view);
+            } else {
+                match b.action {
+                    Action::TestQuad => self.quad_grip = None,
+                    Action::Pan => self.pan_from = None,
+                    _ => {}
+                }
             }
         }
     }
 
-    fn act(&mut self, action: Action, dt: f32, cursor: (f32, f32), now: f64) {
-        match action {
-            Action::SpawnTrickle => self.spawn(0, TRICKLE_PER_SECOND * dt, None, now),
-            Action::SpawnFlood => self.spawn(1, FLOOD_PER_SECOND * dt, None, now),
-            Action::SpawnAtCursor => self.spawn(2, self.cursor_rate * dt, Some(cursor), now),
-            Action::SpawnRate => {
-                let factor = if mouse_wheel().1 > 0.0 { 1.25 } else { 0.8 };
+    /// Does what binding `b` does, as if its input were active this frame.
+    pub fn act(&mut self, b: &Binding, dt: f32, view: &View) {
+        let (mx, my) = mouse_position();
+        let cursor = view.to_world(mx, my);
+        match b.action {
+            Action::SpawnTrickle | Action::SpawnFlood => {
+                let rate = b.action.spawn_rate().unwrap_or(0) as f32;
+                let debt = if b.action == Action::SpawnTrickle {
+                    &mut self.debt.trickle
+                } else {
+                    &mut self.debt.flood
+                };
+                let n = take_whole(debt, rate * dt);
+                self.spawn(n, None);
+            }
+            Action::SpawnAtCursor => {
+                let n = take_whole(&mut self.debt.cursor, self.cursor_rate * dt);
+                self.spawn(n, Some(cursor));
+            }
+            Action::SpawnRateDown | Action::SpawnRateUp => {
+                let factor = if b.action == Action::SpawnRateUp {
+                    1.5
+                } else {
+                    1.0 / 1.5
+                };
                 self.cursor_rate = (self.cursor_rate * factor).clamp(10.0, 50_000.0);
                 let rate = self.cursor_rate;
-                self.say(
-                    now,
-                    format_args!("cursor spawn rate: {rate:.0} particles/s"),
-                );
+                self.say(format_args!("cursor stream: {rate:.0} particles/s"));
             }
-            Action::TestQuad => self.right_click(cursor.0, cursor.1),
-            Action::DragQuad => {
-                let (ox, oy) = *self
-                    .drag_offset
-                    .get_or_insert((cursor.0 - self.quad.min_x, cursor.1 - self.quad.min_y));
-                self.place_quad(cursor.0 - ox, cursor.1 - oy);
+            Action::TestQuad => match self.quad_grip {
+                None => {
+                    self.right_click(cursor.0, cursor.1);
+                    self.quad_grip = Some((cursor.0 - self.quad.min_x, cursor.1 - self.quad.min_y));
+                }
+                Some((gx, gy)) => self.place_quad(cursor.0 - gx, cursor.1 - gy),
+            },
+            Action::Pan => {
+                if let Some((px, py)) = self.pan_from {
+                    self.camera.pan(view, mx - px, my - py);
+                }
+                self.pan_from = Some((mx, my));
             }
+            Action::Zoom => {
+                let notches = mouse_wheel().1.signum();
+                self.camera
+                    .zoom_about(view, ZOOM_STEP.powf(notches), mx, my);
+            }
+            Action::FitWorld => self.camera.fit(),
             Action::QuadLeft => self.nudge_quad(-QUAD_SPEED * dt, 0.0),
             Action::QuadRight => self.nudge_quad(QUAD_SPEED * dt, 0.0),
             Action::QuadUp => self.nudge_quad(0.0, -QUAD_SPEED * dt),
             Action::QuadDown => self.nudge_quad(0.0, QUAD_SPEED * dt),
+            Action::CycleColors => {
+                self.colors = self.colors.next();
+                let name = self.colors.name();
+                self.say(format_args!("colours: {name}"));
+            }
             Action::ToggleOutlines => self.show_outlines = !self.show_outlines,
             Action::Pause => self.paused = !self.paused,
             Action::Step => self.step_once = true,
             Action::Clear => {
                 self.sim.clear();
                 self.hits.clear();
+                self.visited.clear();
                 self.report.until = 0.0;
             }
             Action::ToggleGravity => {
                 let on = !self.sim.config().gravity_on;
                 self.sim.set_gravity(on);
-                self.say(
-                    now,
-                    format_args!("gravity {}", if on { "on" } else { "off" }),
-                );
+                self.say(format_args!("gravity {}", if on { "on" } else { "off" }));
             }
             Action::CycleBroadphase => {
-                let next = self.sim.broadphase().next();
+                let mut next = self.sim.broadphase().next();
+                if next == Broadphase::BruteForce && !self.brute_force_allowed() {
+                    self.say(format_args!(
+                        "brute force refused: {} particles, more than {} (its step would freeze the window); {}",
+                        self.sim.len(),
+                        BRUTE_FORCE_MAX_PARTICLES,
+                        next.next().name()
+                    ));
+                    next = next.next();
+                } else {
+                    self.say(format_args!("broad phase: {}", next.name()));
+                }
                 self.sim.set_broadphase(next);
-                self.say(now, format_args!("broad phase: {}", next.name()));
             }
             Action::CapacityDown | Action::CapacityUp | Action::DepthDown | Action::DepthUp => {
                 let mut c = self.sim.config().tree;
-                match action {
+                match b.action {
                     Action::CapacityDown => c.capacity = (c.capacity / 2).max(1),
                     Action::CapacityUp => c.capacity = (c.capacity * 2).min(1024),
                     Action::DepthDown => c.max_depth = c.max_depth.saturating_sub(1),
                     _ => c.max_depth = (c.max_depth + 1).min(MAX_DEPTH),
                 }
                 match self.sim.set_tree_config(c) {
-                    Ok(()) => self.say(
-                        now,
-                        format_args!(
-                            "tree rebuilt: capacity {}, depth limit {}",
-                            c.capacity, c.max_depth
-                        ),
-                    ),
-                    Err(e) => self.say(now, format_args!("tree settings refused: {e}")),
+                    Ok(()) => self.say(format_args!(
+                        "tree rebuilt: capacity {}, depth limit {}",
+                        c.capacity, c.max_depth
+                    )),
+                    Err(e) => self.say(format_args!("tree settings refused: {e}")),
                 }
             }
             Action::TogglePlacement => {
@@ -216,21 +341,24 @@ impl App {
                     Placement::Loose => Placement::Exact,
                 };
                 match self.sim.set_tree_config(c) {
-                    Ok(()) => self.say(
-                        now,
-                        format_args!("tree rebuilt: {} placement", placement_name(c.placement)),
-                    ),
-                    Err(e) => self.say(now, format_args!("tree settings refused: {e}")),
+                    Ok(()) => self.say(format_args!(
+                        "tree rebuilt: {} placement",
+                        placement_name(c.placement)
+                    )),
+                    Err(e) => self.say(format_args!("tree settings refused: {e}")),
                 }
             }
+            Action::ToggleHud => self.show_hud = !self.show_hud,
             Action::ToggleHelp => self.show_help = !self.show_help,
+            Action::Quit => self.quit = true,
         }
     }
 
-    fn spawn(&mut self, source: usize, amount: f32, at: Option<(f32, f32)>, now: f64) {
-        self.carry[source] += amount;
-        let n = self.carry[source] as usize;
-        self.carry[source] -= n as f32;
+    fn brute_force_allowed(&self) -> bool {
+        self.sim.len() <= BRUTE_FORCE_MAX_PARTICLES
+    }
+
+    fn spawn(&mut self, n: usize, at: Option<(f32, f32)>) {
         if n == 0 {
             return;
         }
@@ -240,21 +368,31 @@ impl App {
         };
         if let Err(e) = result {
             // Once a second at most: holding a spawn key at the cap would flood the console.
-            if now > self.message_until - 2.0 {
-                self.say(now, format_args!("{e}"));
+            if now_seconds() > self.message_until - 2.0 {
+                match e {
+                    SimError::CapReached { cap, .. } => self.say(format_args!(
+                        "the world is full: {cap} particles cover {:.0}% of it",
+                        MAX_COVERAGE * 100.0
+                    )),
+                    e => self.say(format_args!("{e}")),
+                }
             }
         }
     }
 
-    /// Keeps the quad inside the world.
+    /// Keeps the quad inside the world; a quad on screen keeps its report up to date.
     fn place_quad(&mut self, x: f32, y: f32) {
         let (w, h) = (self.quad.width(), self.quad.height());
         let x = x.clamp(WORLD.min_x, WORLD.max_x - w);
         let y = y.clamp(WORLD.min_y, WORLD.max_y - h);
         self.quad = Rect::from_min_size(x, y, w, h);
+        if self.report.until > 0.0 {
+            self.report.until = self.report.until.max(now_seconds() + REPORT_SECONDS);
+        }
     }
 
-    fn nudge_quad(&mut self, dx: f32, dy: f32) {
+    /// Moves the quad by world units.
+    pub fn nudge_quad(&mut self, dx: f32, dy: f32) {
         self.place_quad(self.quad.min_x + dx, self.quad.min_y + dy);
     }
 
@@ -264,60 +402,74 @@ impl App {
         if !self.quad.contains_point(x, y) {
             self.place_quad(x - self.quad.width() / 2.0, y - self.quad.height() / 2.0);
         }
+        self.report.until = now_seconds() + REPORT_SECONDS;
+        self.test_quad();
+        println!("right-click: {}", self.report.line(&self.quad));
+    }
+
+    /// Whether the quad's report is on screen.
+    pub fn report_shown(&self) -> bool {
+        now_seconds() < self.report.until
+    }
+
+    /// Runs the quad's query through the tree (collecting the visited nodes and the hits) and
+    /// the brute-force count, refreshing the report.
+    pub fn test_quad(&mut self) {
         // The tree holds the positions of the last broad phase; bring it to the particles'
         // current positions so the tree and the brute-force scan see the same state.
         self.sim.update_tree();
         self.hits.clear();
-        let t = get_time();
-        let count = self
+        self.visited.clear();
+        let (hits, visited) = (&mut self.hits, &mut self.visited);
+        let t = now_seconds();
+        let (_, counts) = self
             .sim
-            .touching(&self.quad, &mut self.hits)
+            .tree()
+            .for_each_in_rect_counting(
+                &self.quad,
+                |node| visited.push((node.rect, node.is_leaf)),
+                |item| {
+                    hits.push(*item.value);
+                    ControlFlow::Continue(())
+                },
+            )
             .expect("the quad is always a valid rectangle");
-        let query_ms = (get_time() - t) * 1e3;
-        let brute_count = self.sim.touching_brute_force(&self.quad);
-        let q = self.quad;
-        println!(
-            "right-click: blue quad [{:.0}, {:.0}, {:.0}, {:.0}] collides: {}; particles touching: {}; tree query: {:.3} ms; brute force: {} ({})",
-            q.min_x,
-            q.min_y,
-            q.max_x,
-            q.max_y,
-            if count > 0 { "yes" } else { "no" },
-            count,
-            query_ms,
-            brute_count,
-            if count == brute_count { "agrees" } else { "DISAGREES" },
-        );
+        let query_ms = (now_seconds() - t) * 1e3;
+        let tree = self.sim.tree();
         self.report = QuadReport {
-            count,
-            brute_count,
+            count: self.hits.len(),
+            brute_count: self.sim.touching_brute_force(&self.quad),
+            nodes_visited: counts.nodes_visited,
+            nodes_total: tree.nodes().len(),
+            items_tested: counts.items_tested,
+            items_total: tree.len(),
             query_ms,
-            until: get_time() + REPORT_SECONDS,
+            until: self.report.until,
         };
     }
 
-    /// Advances the simulation unless paused, timing each phase with macroquad's clock.
+    /// Advances the simulation unless paused, timing each phase.
     pub fn update(&mut self, dt: f32) {
-        if self.paused && !self.step_once {
-            return;
+        if self.sim.broadphase() == Broadphase::BruteForce && !self.brute_force_allowed() {
+            let next = Broadphase::BruteForce.next();
+            self.sim.set_broadphase(next);
+            self.say(format_args!(
+                "brute force stopped: {} particles, more than {} (its step would freeze the window); {}",
+                self.sim.len(),
+                BRUTE_FORCE_MAX_PARTICLES,
+                next.name()
+            ));
         }
-        self.step_once = false;
-        let dt = dt.clamp(0.0, MAX_DT);
-        if self.sim.integrate(dt).is_err() {
-            return;
+        if !self.paused || self.step_once {
+            self.step_once = false;
+            let dt = dt.clamp(0.0, MAX_DT);
+            if let Ok(times) = self.sim.step_timed(dt, now_seconds) {
+                self.times = times;
+            }
         }
-        let t0 = get_time();
-        self.sim.update_tree();
-        let t1 = get_time();
-        self.sim.find_pairs();
-        let t2 = get_time();
-        self.sim.resolve();
-        let t3 = get_time();
-        self.times = PhaseTimes {
-            update_ms: (t1 - t0) * 1e3,
-            pairs_ms: (t2 - t1) * 1e3,
-            resolve_ms: (t3 - t2) * 1e3,
-        };
+        if self.report_shown() {
+            self.test_quad();
+        }
     }
 
     /// Records a frame time for the graph.
@@ -325,6 +477,14 @@ impl App {
         self.frame_ms[self.frame_index % GRAPH_FRAMES] = seconds * 1e3;
         self.frame_index += 1;
     }
+}
+
+/// Adds `amount` to `debt` and takes the whole part out.
+fn take_whole(debt: &mut f32, amount: f32) -> usize {
+    *debt += amount;
+    let n = *debt as usize;
+    *debt -= n as f32;
+    n
 }
 
 /// How the HUD and messages name a placement.

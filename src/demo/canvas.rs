@@ -1,5 +1,5 @@
 //! A CPU-side RGBA canvas for the many small things of a frame (particles, node outlines),
-//! uploaded as one texture. Under a software OpenGL (Mesa's llvmpipe, as on CI and Xvfb)
+//! uploaded as one texture that covers the window, floor included. Under a software OpenGL (Mesa's llvmpipe, as on CI and Xvfb)
 //! per-triangle setup dominates: 50,000 particles as 100,000 triangles took about 45 ms a frame,
 //! one textured quad takes a fraction of that. The buffer is reused; nothing here allocates
 //! per frame unless the window is resized.
@@ -22,8 +22,8 @@ impl Canvas {
         }
     }
 
-    /// Starts a frame: resizes to `width` x `height` if needed, and clears to transparent.
-    pub fn begin(&mut self, width: u16, height: u16) {
+    /// Starts a frame: resizes to `width` x `height` if needed, and clears to `background`.
+    pub fn begin(&mut self, width: u16, height: u16, background: [u8; 4]) {
         // A minimised window can report a zero size; keep a 1x1 canvas rather than a 0x0 texture.
         let (width, height) = (width.max(1), height.max(1));
         if self.image.width != width || self.image.height != height {
@@ -31,8 +31,9 @@ impl Canvas {
             let texture = Texture2D::from_image(&self.image);
             texture.set_filter(FilterMode::Nearest);
             self.texture = Some(texture);
-        } else {
-            self.image.bytes.fill(0);
+        }
+        for px in self.image.bytes.chunks_exact_mut(4) {
+            px.copy_from_slice(&background);
         }
     }
 
@@ -43,7 +44,7 @@ impl Canvas {
         let y0 = (y.floor() as i64).clamp(0, ch);
         let x1 = ((x + w).floor() as i64).clamp(0, cw).max(x0 + 1).min(cw);
         let y1 = ((y + h).floor() as i64).clamp(0, ch).max(y0 + 1).min(ch);
-        if x0 >= cw || y0 >= ch {
+        if x0 >= cw || y0 >= ch || x + w <= 0.0 || y + h <= 0.0 {
             return;
         }
         let stride = cw as usize * 4;
@@ -56,12 +57,47 @@ impl Canvas {
         }
     }
 
-    /// A one-pixel outline of the pixel rectangle at `(x, y)` of size `w` x `h`.
-    pub fn outline(&mut self, x: f32, y: f32, w: f32, h: f32, rgba: [u8; 4]) {
-        self.fill(x, y, w, 1.0, rgba);
-        self.fill(x, y + h - 1.0, w, 1.0, rgba);
-        self.fill(x, y, 1.0, h, rgba);
-        self.fill(x + w - 1.0, y, 1.0, h, rgba);
+    /// Blends `rgb` over the pixel rectangle with opacity `alpha` (0 to 255): over a drawn
+    /// pixel it mixes the colours, over an empty one it leaves a translucent tint.
+    pub fn tint(&mut self, x: f32, y: f32, w: f32, h: f32, rgb: [u8; 3], alpha: u8) {
+        let (cw, ch) = (self.image.width as i64, self.image.height as i64);
+        let x0 = (x.floor() as i64).clamp(0, cw);
+        let y0 = (y.floor() as i64).clamp(0, ch);
+        let x1 = ((x + w).floor() as i64).clamp(0, cw);
+        let y1 = ((y + h).floor() as i64).clamp(0, ch);
+        let a = u32::from(alpha);
+        let stride = cw as usize * 4;
+        for row in y0 as usize..y1 as usize {
+            let start = row * stride + x0 as usize * 4;
+            let end = row * stride + x1 as usize * 4;
+            for px in self.image.bytes[start..end].chunks_exact_mut(4) {
+                if px[3] == 0 {
+                    px.copy_from_slice(&[rgb[0], rgb[1], rgb[2], alpha]);
+                } else {
+                    for c in 0..3 {
+                        px[c] =
+                            ((u32::from(px[c]) * (255 - a) + u32::from(rgb[c]) * a) / 255) as u8;
+                    }
+                    px[3] = px[3].max(alpha);
+                }
+            }
+        }
+    }
+
+    /// A one-pixel outline on the pixel columns `x0` and `x1` and rows `y0` and `y1` (edges
+    /// included), pulled inside the canvas so that the world's border stays visible.
+    pub fn outline(&mut self, x0: f32, y0: f32, x1: f32, y1: f32, rgba: [u8; 4]) {
+        let (cw, ch) = (self.image.width as f32, self.image.height as f32);
+        let (x1, y1) = (x1.min(cw - 1.0), y1.min(ch - 1.0));
+        let (x0, y0) = (x0.max(0.0), y0.max(0.0));
+        if x1 < x0 || y1 < y0 {
+            return;
+        }
+        let (w, h) = (x1 - x0 + 1.0, y1 - y0 + 1.0);
+        self.fill(x0, y0, w, 1.0, rgba);
+        self.fill(x0, y1, w, 1.0, rgba);
+        self.fill(x0, y0, 1.0, h, rgba);
+        self.fill(x1, y0, 1.0, h, rgba);
     }
 
     /// Uploads the frame and draws it over the whole window.

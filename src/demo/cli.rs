@@ -8,8 +8,8 @@ use quadstress::{Config, Placement};
 /// The quadstress demo: particles in a quadtree, live.
 ///
 /// With no flags, opens the interactive window. `--headless` runs the simulation with no
-/// window and no display server and prints timings. `--spawn`, `--frames`, `--right-click`
-/// and `--screenshot` script a windowed run for tests.
+/// window and no display server and prints timings. `--spawn`, `--frames`, `--right-click`,
+/// `--press`, `--zoom` and `--screenshot` script a windowed run for tests.
 #[derive(Parser, Debug, Clone)]
 #[command(name = "quadstress", version, about)]
 pub struct Args {
@@ -67,13 +67,51 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub spawn: usize,
 
-    /// Windowed: right-click at these world coordinates on the last frame, e.g. `700,500`.
+    /// Windowed: right-click at these world coordinates on the first frame, e.g. `700,500`;
+    /// the report then follows the quad and is printed again after the last frame.
     #[arg(long, value_name = "X,Y", value_parser = parse_point)]
     pub right_click: Option<(f32, f32)>,
+
+    /// Windowed: move the blue quad by this many world units every frame, e.g. `4,0`.
+    #[arg(long, value_name = "DX,DY", value_parser = parse_point, allow_hyphen_values = true)]
+    pub move_quad: Option<(f32, f32)>,
+
+    /// Windowed: start zoomed to this many pixels per world unit (1 = 1:1, up to 4).
+    #[arg(long, value_parser = parse_zoom)]
+    pub zoom: Option<f32>,
+
+    /// Windowed: the world point at the window's centre when zoomed [default: the world's
+    /// centre].
+    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    pub center: Option<(f32, f32)>,
+
+    /// Windowed: what the particles' colours show at start.
+    #[arg(long, value_enum, default_value_t = Colors::Depth)]
+    pub colors: Colors,
+
+    /// Windowed: act as if an input of the controls table (named as in the help, e.g. `B`,
+    /// `esc`, `tab`) were pressed on frame N, e.g. `B@3`; repeatable.
+    #[arg(long, value_name = "LABEL@N", value_parser = parse_press, allow_hyphen_values = true)]
+    pub press: Vec<(String, u64)>,
+
+    /// Windowed: frames run before the frame times are recorded (a pile settles untimed).
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u64,
 
     /// Windowed: save the last frame to this PNG file.
     #[arg(long, value_name = "FILE")]
     pub screenshot: Option<std::path::PathBuf>,
+}
+
+/// Colourings on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Colors {
+    /// The depth of the node holding each particle.
+    Depth,
+    /// How fast each particle moves.
+    Speed,
+    /// Whether each particle touches another.
+    Contact,
 }
 
 /// On or off.
@@ -134,4 +172,32 @@ fn parse_point(s: &str) -> Result<(f32, f32), String> {
         return Err(format!("coordinates must be finite, got {s:?}"));
     }
     Ok((x, y))
+}
+
+fn parse_zoom(s: &str) -> Result<f32, String> {
+    let z: f32 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad zoom {s:?}: {e}"))?;
+    if !(z.is_finite() && z > 0.0 && z <= super::view::MAX_SCALE) {
+        return Err(format!(
+            "zoom must be above 0 and at most {}, got {s:?}",
+            super::view::MAX_SCALE
+        ));
+    }
+    Ok(z)
+}
+
+fn parse_press(s: &str) -> Result<(String, u64), String> {
+    let (label, frame) = s.rsplit_once('@').unwrap_or((s, "1"));
+    let frame: u64 = frame
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
+    if super::controls::by_label(label).next().is_none() {
+        return Err(format!(
+            "no input named {label:?} in the controls table (see --controls)"
+        ));
+    }
+    Ok((label.to_owned(), frame.max(1)))
 }

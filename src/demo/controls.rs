@@ -3,6 +3,11 @@
 
 use macroquad::input::{KeyCode, MouseButton};
 
+/// Particles per second while `1` is held.
+pub const TRICKLE_PER_SECOND: u32 = 300;
+/// Particles per second while `2` is held.
+pub const FLOOD_PER_SECOND: u32 = 6000;
+
 /// What an input does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -12,12 +17,18 @@ pub enum Action {
     SpawnFlood,
     /// Spawn a stream at the cursor while held.
     SpawnAtCursor,
-    /// Test the blue quad against the particles.
+    /// Test the blue quad against the particles; dragging moves the quad.
     TestQuad,
-    /// Drag the blue quad.
-    DragQuad,
-    /// Change the cursor's spawn rate.
-    SpawnRate,
+    /// Pan the view by dragging.
+    Pan,
+    /// Zoom about the cursor.
+    Zoom,
+    /// Show the whole world.
+    FitWorld,
+    /// Slower cursor stream.
+    SpawnRateDown,
+    /// Faster cursor stream.
+    SpawnRateUp,
     /// Move the blue quad.
     QuadLeft,
     /// Move the blue quad.
@@ -26,6 +37,8 @@ pub enum Action {
     QuadUp,
     /// Move the blue quad.
     QuadDown,
+    /// Next particle colouring.
+    CycleColors,
     /// Node outlines on/off.
     ToggleOutlines,
     /// Pause/resume.
@@ -48,8 +61,23 @@ pub enum Action {
     DepthUp,
     /// Exact / loose placement.
     TogglePlacement,
+    /// HUD on/off.
+    ToggleHud,
     /// Help overlay on/off.
     ToggleHelp,
+    /// End the program.
+    Quit,
+}
+
+impl Action {
+    /// Particles per second of a random-spawn action.
+    pub const fn spawn_rate(self) -> Option<u32> {
+        match self {
+            Action::SpawnTrickle => Some(TRICKLE_PER_SECOND),
+            Action::SpawnFlood => Some(FLOOD_PER_SECOND),
+            _ => None,
+        }
+    }
 }
 
 /// The physical input.
@@ -77,25 +105,35 @@ pub enum Trigger {
 pub struct Binding {
     /// The input.
     pub input: Input,
-    /// How it is named in the help.
+    /// How it is named in the help, and in `--press`.
     pub label: &'static str,
     /// Held or pressed.
     pub trigger: Trigger,
     /// What it does.
     pub action: Action,
-    /// What the help says.
+    /// What the help says (a spawn rate is added from the action).
     pub help: &'static str,
 }
 
-const fn key(
-    code: KeyCode,
+impl Binding {
+    /// The help text, with the spawn rate where the action has one.
+    pub fn help_text(&self) -> String {
+        match self.action.spawn_rate() {
+            Some(rate) => format!("{} ({rate}/s)", self.help),
+            None => self.help.to_owned(),
+        }
+    }
+}
+
+const fn bind(
+    input: Input,
     label: &'static str,
     trigger: Trigger,
     action: Action,
     help: &'static str,
 ) -> Binding {
     Binding {
-        input: Input::Key(code),
+        input,
         label,
         trigger,
         action,
@@ -103,173 +141,59 @@ const fn key(
     }
 }
 
-/// The whole table.
+use Action as A;
+use Input::{Key, Mouse, Wheel};
+use Trigger::{Held, Pressed};
+
+/// The whole table, one binding per row.
+#[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
-    key(
-        KeyCode::Key1,
-        "1",
-        Trigger::Held,
-        Action::SpawnTrickle,
-        "hold: spawn particles at random (300/s)",
-    ),
-    key(
-        KeyCode::Key2,
-        "2",
-        Trigger::Held,
-        Action::SpawnFlood,
-        "hold: spawn particles at random (6000/s)",
-    ),
-    Binding {
-        input: Input::Mouse(MouseButton::Left),
-        label: "left mouse",
-        trigger: Trigger::Held,
-        action: Action::SpawnAtCursor,
-        help: "hold: spawn a stream at the cursor",
-    },
-    Binding {
-        input: Input::Wheel,
-        label: "mouse wheel",
-        trigger: Trigger::Held,
-        action: Action::SpawnRate,
-        help: "cursor spawn rate up / down",
-    },
-    Binding {
-        input: Input::Mouse(MouseButton::Right),
-        label: "right mouse",
-        trigger: Trigger::Pressed,
-        action: Action::TestQuad,
-        help: "test the blue quad through the tree (outside it: move it there first)",
-    },
-    Binding {
-        input: Input::Mouse(MouseButton::Middle),
-        label: "middle mouse",
-        trigger: Trigger::Held,
-        action: Action::DragQuad,
-        help: "hold: drag the blue quad",
-    },
-    key(
-        KeyCode::Left,
-        "arrows",
-        Trigger::Held,
-        Action::QuadLeft,
-        "hold: move the blue quad",
-    ),
-    key(
-        KeyCode::Right,
-        "arrows",
-        Trigger::Held,
-        Action::QuadRight,
-        "hold: move the blue quad",
-    ),
-    key(
-        KeyCode::Up,
-        "arrows",
-        Trigger::Held,
-        Action::QuadUp,
-        "hold: move the blue quad",
-    ),
-    key(
-        KeyCode::Down,
-        "arrows",
-        Trigger::Held,
-        Action::QuadDown,
-        "hold: move the blue quad",
-    ),
-    key(
-        KeyCode::O,
-        "O",
-        Trigger::Pressed,
-        Action::ToggleOutlines,
-        "node outlines on / off",
-    ),
-    key(
-        KeyCode::Space,
-        "space",
-        Trigger::Pressed,
-        Action::Pause,
-        "pause / resume",
-    ),
-    key(
-        KeyCode::Period,
-        ".",
-        Trigger::Pressed,
-        Action::Step,
-        "single step while paused",
-    ),
-    key(
-        KeyCode::C,
-        "C",
-        Trigger::Pressed,
-        Action::Clear,
-        "clear all particles",
-    ),
-    key(
-        KeyCode::G,
-        "G",
-        Trigger::Pressed,
-        Action::ToggleGravity,
-        "gravity on / off",
-    ),
-    key(
-        KeyCode::B,
-        "B",
-        Trigger::Pressed,
-        Action::CycleBroadphase,
-        "broad phase: incremental tree / rebuilt tree / brute force",
-    ),
-    key(
-        KeyCode::LeftBracket,
-        "[",
-        Trigger::Pressed,
-        Action::CapacityDown,
-        "leaf capacity / 2 (tree rebuilt)",
-    ),
-    key(
-        KeyCode::RightBracket,
-        "]",
-        Trigger::Pressed,
-        Action::CapacityUp,
-        "leaf capacity x 2 (tree rebuilt)",
-    ),
-    key(
-        KeyCode::Minus,
-        "-",
-        Trigger::Pressed,
-        Action::DepthDown,
-        "depth limit - 1 (tree rebuilt)",
-    ),
-    key(
-        KeyCode::Equal,
-        "=",
-        Trigger::Pressed,
-        Action::DepthUp,
-        "depth limit + 1 (tree rebuilt)",
-    ),
-    key(
-        KeyCode::L,
-        "L",
-        Trigger::Pressed,
-        Action::TogglePlacement,
-        "placement: exact (smallest containing node) / loose (tree rebuilt)",
-    ),
-    key(
-        KeyCode::H,
-        "H",
-        Trigger::Pressed,
-        Action::ToggleHelp,
-        "help on / off",
-    ),
+    bind(Key(KeyCode::Key1),          "1",            Held,    A::SpawnTrickle,     "hold: spawn particles at random"),
+    bind(Key(KeyCode::Key2),          "2",            Held,    A::SpawnFlood,       "hold: spawn particles at random"),
+    bind(Mouse(MouseButton::Left),    "left mouse",   Held,    A::SpawnAtCursor,    "hold: spawn a stream at the cursor"),
+    bind(Key(KeyCode::Q),             "Q",            Pressed, A::SpawnRateDown,    "cursor stream slower"),
+    bind(Key(KeyCode::E),             "E",            Pressed, A::SpawnRateUp,      "cursor stream faster"),
+    bind(Mouse(MouseButton::Right),   "right mouse",  Held,    A::TestQuad,         "test the blue quad (outside it: move it there first); drag: move it"),
+    bind(Key(KeyCode::Left),          "arrows",       Held,    A::QuadLeft,         "hold: move the blue quad"),
+    bind(Key(KeyCode::Right),         "arrows",       Held,    A::QuadRight,        "hold: move the blue quad"),
+    bind(Key(KeyCode::Up),            "arrows",       Held,    A::QuadUp,           "hold: move the blue quad"),
+    bind(Key(KeyCode::Down),          "arrows",       Held,    A::QuadDown,         "hold: move the blue quad"),
+    bind(Wheel,                       "mouse wheel",  Held,    A::Zoom,             "zoom about the cursor"),
+    bind(Mouse(MouseButton::Middle),  "middle mouse", Held,    A::Pan,              "drag: pan the view"),
+    bind(Key(KeyCode::F),             "F",            Pressed, A::FitWorld,         "show the whole world"),
+    bind(Key(KeyCode::V),             "V",            Pressed, A::CycleColors,      "colours: node depth / speed / contact"),
+    bind(Key(KeyCode::O),             "O",            Pressed, A::ToggleOutlines,   "node outlines on / off"),
+    bind(Key(KeyCode::Space),         "space",        Pressed, A::Pause,            "pause / resume"),
+    bind(Key(KeyCode::Period),        ".",            Pressed, A::Step,             "single step while paused"),
+    bind(Key(KeyCode::C),             "C",            Pressed, A::Clear,            "clear all particles"),
+    bind(Key(KeyCode::G),             "G",            Pressed, A::ToggleGravity,    "gravity on / off"),
+    bind(Key(KeyCode::B),             "B",            Pressed, A::CycleBroadphase,  "broad phase: incremental tree / rebuilt tree / brute force"),
+    bind(Key(KeyCode::LeftBracket),   "[",            Pressed, A::CapacityDown,     "leaf capacity / 2 (tree rebuilt)"),
+    bind(Key(KeyCode::RightBracket),  "]",            Pressed, A::CapacityUp,       "leaf capacity x 2 (tree rebuilt)"),
+    bind(Key(KeyCode::Minus),         "-",            Pressed, A::DepthDown,        "depth limit - 1 (tree rebuilt)"),
+    bind(Key(KeyCode::Equal),         "=",            Pressed, A::DepthUp,          "depth limit + 1 (tree rebuilt)"),
+    bind(Key(KeyCode::L),             "L",            Pressed, A::TogglePlacement,  "placement: exact (smallest containing node) / loose (tree rebuilt)"),
+    bind(Key(KeyCode::Tab),           "tab",          Pressed, A::ToggleHud,        "statistics panel on / off"),
+    bind(Key(KeyCode::H),             "H",            Pressed, A::ToggleHelp,       "help on / off"),
+    bind(Key(KeyCode::Escape),        "esc",          Pressed, A::Quit,             "quit"),
 ];
 
 /// Help lines, one per distinct (label, help) row, in table order: bindings that share a label
 /// and a text (the four arrows) show once.
-pub fn help_lines() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub fn help_lines() -> impl Iterator<Item = (&'static str, String)> {
     BINDINGS.iter().enumerate().filter_map(|(i, b)| {
         let seen = BINDINGS[..i]
             .iter()
             .any(|o| o.label == b.label && o.help == b.help);
-        (!seen).then_some((b.label, b.help))
+        (!seen).then(|| (b.label, b.help_text()))
     })
+}
+
+/// The bindings a label names (`--press` uses the help's labels), case-insensitively.
+pub fn by_label(label: &str) -> impl Iterator<Item = &'static Binding> + '_ {
+    BINDINGS
+        .iter()
+        .filter(move |b| b.label.eq_ignore_ascii_case(label))
 }
 
 /// The README's controls table, in Markdown.
@@ -306,16 +230,28 @@ mod tests {
     }
 
     #[test]
-    fn the_spawn_keys_the_issue_asks_for_exist() {
-        let held_spawns = BINDINGS
+    fn two_held_keys_spawn_at_random_and_the_help_states_their_rates() {
+        let spawns: Vec<_> = BINDINGS
             .iter()
-            .filter(|b| matches!(b.action, Action::SpawnTrickle | Action::SpawnFlood))
-            .filter(|b| b.trigger == Trigger::Held)
-            .count();
-        assert!(held_spawns >= 2);
+            .filter(|b| b.action.spawn_rate().is_some())
+            .collect();
+        assert!(spawns.len() >= 2);
+        for b in spawns {
+            assert_eq!(b.trigger, Trigger::Held, "{b:?}");
+            let rate = b.action.spawn_rate().unwrap();
+            assert!(b.help_text().ends_with(&format!("({rate}/s)")), "{b:?}");
+        }
         assert!(
             help_lines().count() < BINDINGS.len(),
             "the arrows fold into one help line"
         );
+    }
+
+    #[test]
+    fn every_label_names_its_bindings_for_press() {
+        for b in BINDINGS {
+            assert!(by_label(b.label).any(|o| o.input == b.input), "{b:?}");
+            assert!(by_label(&b.label.to_uppercase()).count() >= 1);
+        }
     }
 }

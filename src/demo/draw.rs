@@ -1,33 +1,36 @@
-//! Drawing: world, blue quad, particles, node outlines, HUD, help. Nothing here allocates per
-//! particle; the HUD reuses one string.
+//! Drawing: world, blue quad, particles, node outlines, HUD, legend, help. Nothing here
+//! allocates per particle or per frame once its buffers have grown; text reuses one string.
 
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 
 use macroquad::color::Color;
 use macroquad::shapes::{draw_line, draw_rectangle, draw_rectangle_lines};
 use macroquad::text::{draw_text, measure_text};
-use macroquad::time::{get_fps, get_time};
+use macroquad::time::get_fps;
 use macroquad::window::{clear_background, screen_height, screen_width};
 
-use quadstress::TreeStats;
+use quadstress::{Placement, Rect, TreeStats};
 
-use super::app::{placement_name, App, GRAPH_FRAMES, WORLD};
+use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES, WORLD};
 use super::canvas::Canvas;
-use super::controls::help_lines;
 use super::view::View;
 
 /// Window background, outside the world.
-pub const BACKGROUND: Color = Color::new(0.07, 0.07, 0.09, 1.0);
+pub const BACKGROUND: Color = Color::new(18.0 / 255.0, 18.0 / 255.0, 23.0 / 255.0, 1.0);
+const BACKGROUND_RGBA: [u8; 4] = [18, 18, 23, 255];
 /// The world's floor.
-pub const FLOOR: Color = Color::new(0.11, 0.12, 0.16, 1.0);
+pub const FLOOR_RGBA: [u8; 4] = [28, 31, 41, 255];
 /// The blue quad's outline (opaque, so tests can find it).
 pub const QUAD_EDGE: Color = Color::new(40.0 / 255.0, 110.0 / 255.0, 1.0, 1.0);
-/// The blue quad's fill.
-pub const QUAD_FILL: Color = Color::new(40.0 / 255.0, 110.0 / 255.0, 1.0, 0.22);
-/// Particles found by the last right-click.
+/// The blue quad's fill: its colour and opacity over the floor.
+pub const QUAD_FILL: ([u8; 3], u8) = ([40, 110, 255], 56);
+/// Particles found by the quad's query.
 pub const HIGHLIGHT: [u8; 4] = [255, 0, 255, 255];
-/// Node outline colour per depth, shallow to deep.
-pub const DEPTH_COLORS: [[u8; 4]; 11] = [
+/// The tint of the leaves the quad's query visited, and its opacity.
+pub const VISITED_TINT: ([u8; 3], u8) = ([60, 200, 255], 72);
+/// Node outline colour per depth, shallow to deep: bright, and never a particle's colour.
+pub const OUTLINE_COLORS: [[u8; 4]; 11] = [
     [255, 255, 255, 255],
     [255, 217, 77, 255],
     [255, 153, 51, 255],
@@ -40,47 +43,194 @@ pub const DEPTH_COLORS: [[u8; 4]; 11] = [
     [230, 230, 128, 255],
     [179, 179, 179, 255],
 ];
+/// Particle colour per depth of its node: the outline's hue, darker, so a pile shows its
+/// tree and the outlines stand out on it.
+pub const DEPTH_COLORS: [[u8; 4]; 11] = {
+    let mut c = OUTLINE_COLORS;
+    let mut i = 0;
+    while i < c.len() {
+        let mut k = 0;
+        while k < 3 {
+            c[i][k] = (c[i][k] as u16 * 3 / 5) as u8;
+            k += 1;
+        }
+        i += 1;
+    }
+    c
+};
+/// Speed colouring: at rest, and at [`FAST`] units per second or more.
+pub const SLOW: [u8; 4] = [40, 60, 110, 255];
+pub const FAST: [u8; 4] = [200, 60, 40, 255];
+/// Speed at which the speed colouring saturates, in world units per second.
+pub const FAST_SPEED: f32 = 400.0;
+/// Contact colouring: touching another particle, and free.
+pub const TOUCHING: [u8; 4] = [225, 120, 20, 255];
+pub const FREE: [u8; 4] = [60, 75, 100, 255];
+
 const TEXT: Color = Color::new(0.92, 0.92, 0.92, 1.0);
-const PANEL: Color = Color::new(0.0, 0.0, 0.0, 0.85);
+const PANEL: Color = Color::new(0.0, 0.0, 0.0, 0.8);
 
-/// Draws one frame. `hud` is a reused text buffer.
-pub fn frame(app: &App, view: &View, canvas: &mut Canvas, hud: &mut String) {
+/// Buffers kept from frame to frame.
+pub struct Scratch {
+    canvas: Canvas,
+    text: String,
+    /// Depth of the node holding each particle, by particle index.
+    depth: Vec<u8>,
+    /// Whether each particle touches another one.
+    touching: Vec<bool>,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Scratch {
+            canvas: Canvas::new(),
+            text: String::with_capacity(1024),
+            depth: Vec::new(),
+            touching: Vec::new(),
+        }
+    }
+}
+
+fn lerp(a: [u8; 4], b: [u8; 4], t: f32) -> [u8; 4] {
+    let mix = |x: u8, y: u8| (x as f32 + (y as f32 - x as f32) * t).round() as u8;
+    [mix(a[0], b[0]), mix(a[1], b[1]), mix(a[2], b[2]), 255]
+}
+
+/// The colour a particle gets in speed mode.
+pub fn speed_color(vx: f32, vy: f32) -> [u8; 4] {
+    lerp(
+        SLOW,
+        FAST,
+        ((vx * vx + vy * vy).sqrt() / FAST_SPEED).min(1.0),
+    )
+}
+
+/// The pixel columns and rows a node's outline takes: its cell, or under loose placement its
+/// region (the cell and half a cell around it, none at the depth limit).
+fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth: u8) -> [f32; 4] {
+    let r = if placement == Placement::Loose && depth < max_depth {
+        let (mx, my) = (rect.width() / 2.0, rect.height() / 2.0);
+        Rect::new(
+            rect.min_x - mx,
+            rect.min_y - my,
+            rect.max_x + mx,
+            rect.max_y + my,
+        )
+    } else {
+        *rect
+    };
+    let (x0, y0) = view.to_screen(r.min_x, r.min_y);
+    let (x1, y1) = view.to_screen(r.max_x, r.max_y);
+    [x0.round(), y0.round(), x1.round(), y1.round()]
+}
+
+/// Draws one frame.
+pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
+    // Under a software OpenGL every full-window pass costs milliseconds: the floor and the
+    // quad's fill go into the canvas, which is drawn once over the whole window.
     clear_background(BACKGROUND);
-    let (x, y, w, h) = view.rect_to_screen(&WORLD);
-    draw_rectangle(x, y, w, h, FLOOR);
 
-    // The quad under the particles, so the ones touching it show on top of it.
-    let (qx, qy, qw, qh) = view.rect_to_screen(&app.quad);
-    draw_rectangle(qx, qy, qw, qh, QUAD_FILL);
+    let sim = &app.sim;
+    let tree = sim.tree();
+    let stats = tree.stats();
+    let n = sim.len();
+    match app.colors {
+        ColorMode::Depth => {
+            scratch.depth.clear();
+            scratch.depth.resize(n, 0);
+            let depth = &mut scratch.depth;
+            let at = std::cell::Cell::new(0);
+            // The walk hands over each node before its items.
+            let _ = tree.for_each_in_rect_counting(
+                &tree.world(),
+                |node| at.set(node.depth),
+                |item| {
+                    if let Some(d) = depth.get_mut(*item.value as usize) {
+                        *d = at.get();
+                    }
+                    ControlFlow::Continue(())
+                },
+            );
+        }
+        ColorMode::Contact => {
+            scratch.touching.clear();
+            scratch.touching.resize(n, false);
+            for &(a, b) in sim.contacts() {
+                for i in [a, b] {
+                    if let Some(t) = scratch.touching.get_mut(i as usize) {
+                        *t = true;
+                    }
+                }
+            }
+        }
+        ColorMode::Speed => {}
+    }
 
-    let stats = app.sim.tree().stats();
     // Particles and outlines go through the CPU canvas: one texture instead of ~100,000
     // triangles (see `canvas`).
-    canvas.begin(screen_width() as u16, screen_height() as u16);
-    let size = app.sim.config().particle_size;
-    let px = (size * view.scale()).max(1.0);
-    for p in app.sim.particles() {
-        let (sx, sy) = view.to_screen(p.x, p.y);
-        canvas.fill(sx, sy, px, px, p.color);
+    let canvas = &mut scratch.canvas;
+    canvas.begin(
+        screen_width() as u16,
+        screen_height() as u16,
+        BACKGROUND_RGBA,
+    );
+    let (x, y, w, h) = view.rect_to_screen(&WORLD);
+    canvas.fill(x, y, w, h, FLOOR_RGBA);
+    // The quad under the particles, so the ones touching it show on top of it.
+    let (qx, qy, qw, qh) = view.rect_to_screen(&app.quad);
+    canvas.tint(qx, qy, qw, qh, QUAD_FILL.0, QUAD_FILL.1);
+    let size = sim.config().particle_size;
+    let px = view.particle_px(size);
+    let seen = view.visible_world();
+    for (i, p) in sim.particles().iter().enumerate() {
+        if p.x > seen.max_x
+            || p.y > seen.max_y
+            || p.x + size < seen.min_x
+            || p.y + size < seen.min_y
+        {
+            continue;
+        }
+        let color = match app.colors {
+            ColorMode::Depth => {
+                DEPTH_COLORS[(scratch.depth[i] as usize).min(DEPTH_COLORS.len() - 1)]
+            }
+            ColorMode::Speed => speed_color(p.vx, p.vy),
+            ColorMode::Contact => {
+                if scratch.touching[i] {
+                    TOUCHING
+                } else {
+                    FREE
+                }
+            }
+        };
+        let (sx, sy) = view.snap(p.x, p.y);
+        canvas.fill(sx, sy, px, px, color);
     }
-    let now = get_time();
-    if now < app.report.until {
+    let report = app.report_shown();
+    if report {
+        // The leaves the walk reached are where it searched; the nodes above them only led
+        // there (and the root, always visited, would tint the whole world).
+        for (rect, _) in app.visited.iter().filter(|(_, leaf)| *leaf) {
+            let (x, y, w, h) = view.rect_to_screen(rect);
+            canvas.tint(x, y, w, h, VISITED_TINT.0, VISITED_TINT.1);
+        }
         for &i in &app.hits {
-            if let Some(p) = app.sim.particles().get(i as usize) {
-                let (sx, sy) = view.to_screen(p.x, p.y);
+            if let Some(p) = sim.particles().get(i as usize) {
+                let (sx, sy) = view.snap(p.x, p.y);
                 canvas.fill(sx - 1.0, sy - 1.0, px + 2.0, px + 2.0, HIGHLIGHT);
             }
         }
     }
+    let config = sim.config().tree;
     if app.show_outlines {
         // Deepest first, so the shallow split lines stay visible on top of the deep ones that
         // share them.
-        let tree = app.sim.tree();
         for depth in (0..=stats.deepest_level).rev() {
-            let color = DEPTH_COLORS[(depth as usize).min(DEPTH_COLORS.len() - 1)];
+            let color = OUTLINE_COLORS[(depth as usize).min(OUTLINE_COLORS.len() - 1)];
             for node in tree.nodes().filter(|n| n.depth == depth) {
-                let (nx, ny, nw, nh) = view.rect_to_screen(&node.rect);
-                canvas.outline(nx, ny, nw + 1.0, nh + 1.0, color);
+                let [x0, y0, x1, y1] =
+                    node_box(view, &node.rect, depth, config.placement, config.max_depth);
+                canvas.outline(x0, y0, x1, y1, color);
             }
         }
     }
@@ -88,11 +238,17 @@ pub fn frame(app: &App, view: &View, canvas: &mut Canvas, hud: &mut String) {
     // The quad's edge above the particles, so it stays visible in a crowd.
     draw_rectangle_lines(qx, qy, qw, qh, 3.0, QUAD_EDGE);
 
-    draw_hud(app, &stats, hud);
-    if now < app.report.until {
-        draw_report(app, hud);
+    let text = &mut scratch.text;
+    if sim.is_empty() {
+        draw_hint();
     }
-    if now < app.message_until {
+    if app.show_hud {
+        draw_hud(app, &stats, text);
+    }
+    if report {
+        draw_report(app, text);
+    }
+    if super::platform::now_seconds() < app.message_until {
         let y = screen_height() - 16.0;
         draw_rectangle(0.0, y - 18.0, screen_width(), 26.0, PANEL);
         draw_text(&app.message, 10.0, y, 20.0, TEXT);
@@ -102,9 +258,51 @@ pub fn frame(app: &App, view: &View, canvas: &mut Canvas, hud: &mut String) {
     }
 }
 
-fn lines(text: &str, x: f32, y: f32, step: f32, size: f32) {
+/// Text size and line step for the window: smaller in a small window.
+fn text_size() -> (f32, f32) {
+    if screen_width() < 800.0 || screen_height() < 560.0 {
+        (14.0, 15.0)
+    } else {
+        (18.0, 19.0)
+    }
+}
+
+/// Draws `text` in a panel at `(x, y)` (or right-aligned to `x` if `right`), returns the
+/// panel's size.
+fn panel(text: &str, x: f32, y: f32, right: bool, extra_h: f32, edge: Option<Color>) -> (f32, f32) {
+    let (size, step) = text_size();
+    let w = text
+        .lines()
+        .map(|l| measure_text(l, None, size as u16, 1.0).width)
+        .fold(0.0f32, f32::max)
+        + 16.0;
+    let h = text.lines().count() as f32 * step + 10.0 + extra_h;
+    let x = if right { x - w } else { x };
+    draw_rectangle(x, y, w, h, PANEL);
+    if let Some(c) = edge {
+        draw_rectangle_lines(x, y, w, h, 2.0, c);
+    }
     for (i, line) in text.lines().enumerate() {
-        draw_text(line, x, y + i as f32 * step, size, TEXT);
+        draw_text(line, x + 8.0, y + step * (i as f32 + 1.0), size, TEXT);
+    }
+    (w, h)
+}
+
+fn draw_hint() {
+    let lines = [
+        "hold 1 or 2: particles rain in      hold the left mouse: pour them at the cursor",
+        "right-click: test the blue quad through the tree      wheel: zoom      H: help",
+    ];
+    let (size, step) = text_size();
+    let w = lines
+        .iter()
+        .map(|l| measure_text(l, None, size as u16, 1.0).width)
+        .fold(0.0f32, f32::max);
+    let x = ((screen_width() - w) / 2.0).max(4.0);
+    let y = screen_height() / 2.0 - step;
+    draw_rectangle(x - 12.0, y - step - 4.0, w + 24.0, step * 2.0 + 18.0, PANEL);
+    for (i, line) in lines.iter().enumerate() {
+        draw_text(line, x, y + i as f32 * step + 4.0, size, TEXT);
     }
 }
 
@@ -119,18 +317,18 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
     let _ = write!(
         hud,
         "FPS {}   frame {:.1} ms{}\n\
-         particles {}   spawn at cursor {:.0}/s\n\
-         nodes {}   deepest level {}   at root {}\n\
-         capacity {}   depth limit {}   placement {}\n\
-         tree update {:.2} ms   pair search {:.2} ms\n\
-         resolve {:.2} ms   contacts {}\n\
-         pairs tested {}  of  {:.0} ({:.4}%)\n\
-         broad phase: {}   gravity {}\n\
-         H: help",
+         particles {} of {}   cursor {:.0}/s\n\
+         nodes {}   deepest {}   at root {}\n\
+         capacity {}   depth limit {}   {}\n\
+         update {:.1}  pairs {:.1}  resolve {:.1} ms\n\
+         contacts {}   pairs tested {:.4}%\n\
+         {}   gravity {}\n\
+         H: help   tab: hide",
         get_fps(),
         last,
         if app.paused { "   PAUSED" } else { "" },
         sim.len(),
+        sim.config().max_particles,
         app.cursor_rate,
         stats.nodes,
         stats.deepest_level,
@@ -142,8 +340,6 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         app.times.pairs_ms,
         app.times.resolve_ms,
         counts.contacts,
-        counts.pairs_tested,
-        brute_pairs,
         if brute_pairs > 0.0 {
             100.0 * counts.pairs_tested as f64 / brute_pairs
         } else {
@@ -152,69 +348,152 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         sim.broadphase().name(),
         if sim.config().gravity_on { "on" } else { "off" },
     );
-    let (w, h) = (410.0, 232.0);
-    draw_rectangle(4.0, 4.0, w, h, PANEL);
-    lines(hud, 12.0, 22.0, 19.0, 18.0);
-    draw_frame_graph(app, 12.0, h - 28.0, w - 16.0, 30.0);
+    let (_, step) = text_size();
+    let graph_h = 30.0;
+    let (w, h) = panel(hud, 4.0, 4.0, false, graph_h + 8.0 + step, None);
+    draw_frame_graph(app, 12.0, 4.0 + h - graph_h - 8.0 - step, w - 16.0, graph_h);
+    draw_legend(app, stats, hud, 12.0, 4.0 + h - 8.0);
 }
 
-/// Frame times of the last `GRAPH_FRAMES` frames as bars; the line marks 33 ms (30 FPS).
+/// Frame times of the last `GRAPH_FRAMES` frames as bars, scaled to the slowest of them, with
+/// lines at 16.7 ms (60 FPS) and 33.3 ms (30 FPS).
 fn draw_frame_graph(app: &App, x: f32, y: f32, w: f32, h: f32) {
     let bar = w / GRAPH_FRAMES as f32;
-    let full_scale_ms = 50.0;
+    let slowest = app.frame_ms.iter().copied().fold(0.0f32, f32::max);
+    let full_scale_ms = (slowest * 1.1).max(40.0);
     for i in 0..GRAPH_FRAMES {
         let ms = app.frame_ms[(app.frame_index + i) % GRAPH_FRAMES];
         let bh = (ms / full_scale_ms).min(1.0) * h;
         let color = if ms > 33.4 {
             Color::new(1.0, 0.35, 0.3, 1.0)
+        } else if ms > 16.8 {
+            Color::new(1.0, 0.8, 0.3, 1.0)
         } else {
             Color::new(0.4, 0.9, 0.5, 1.0)
         };
         draw_rectangle(x + i as f32 * bar, y + h - bh, bar.max(1.0), bh, color);
     }
-    let y30 = y + h - (33.3 / full_scale_ms) * h;
-    draw_line(x, y30, x + w, y30, 1.0, Color::new(1.0, 1.0, 1.0, 0.5));
+    for ms in [16.7, 33.3] {
+        let ly = y + h - (ms / full_scale_ms) * h;
+        draw_line(x, ly, x + w, ly, 1.0, Color::new(1.0, 1.0, 1.0, 0.6));
+    }
 }
 
-fn draw_report(app: &App, hud: &mut String) {
+/// The legend of the current colouring, one line from `(x, y)` (the text's baseline).
+fn draw_legend(app: &App, stats: &TreeStats, text: &mut String, x: f32, y: f32) {
+    let (size, _) = text_size();
+    let swatch = |x: f32, y: f32, c: [u8; 4]| {
+        draw_rectangle(
+            x,
+            y - size * 0.7,
+            size * 0.7,
+            size * 0.7,
+            Color::from_rgba(c[0], c[1], c[2], 255),
+        );
+    };
+    text.clear();
+    let _ = write!(text, "{} (V):", app.colors.name());
+    let title_w = measure_text(text.as_str(), None, size as u16, 1.0).width;
+    draw_text(text.as_str(), x, y, size, TEXT);
+    let mut x = x + 8.0 + title_w;
+    let label = |x: &mut f32, c: [u8; 4], s: &str| {
+        swatch(*x, y, c);
+        draw_text(s, *x + size * 0.8, y, size, TEXT);
+        *x += size * 0.8 + measure_text(s, None, size as u16, 1.0).width + 10.0;
+    };
+    match app.colors {
+        ColorMode::Depth => {
+            for d in 0..=stats.deepest_level.min(10) {
+                let digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
+                label(&mut x, DEPTH_COLORS[d as usize], digits[d as usize]);
+            }
+        }
+        ColorMode::Speed => {
+            label(&mut x, SLOW, "still");
+            label(&mut x, speed_color(FAST_SPEED / 2.0, 0.0), "200 u/s");
+            label(&mut x, FAST, "400 u/s or more");
+        }
+        ColorMode::Contact => {
+            label(&mut x, TOUCHING, "touching");
+            label(&mut x, FREE, "free");
+        }
+    }
+}
+
+fn draw_report(app: &App, text: &mut String) {
     let r = &app.report;
-    hud.clear();
+    text.clear();
     let _ = write!(
-        hud,
-        "blue quad collides: {}\nparticles touching: {}\ntree query: {:.3} ms\nbrute force: {} ({})",
+        text,
+        "blue quad collides: {}\n\
+         particles touching: {}\n\
+         brute force: {} ({})\n\
+         nodes visited: {} of {}\n\
+         particles tested: {} of {}\n\
+         tree query: {:.3} ms",
         if r.count > 0 { "YES" } else { "no" },
         r.count,
-        r.query_ms,
         r.brute_count,
-        if r.count == r.brute_count { "agrees" } else { "DISAGREES" },
+        if r.count == r.brute_count {
+            "agrees"
+        } else {
+            "DISAGREES"
+        },
+        r.nodes_visited,
+        r.nodes_total,
+        r.items_tested,
+        r.items_total,
+        r.query_ms,
     );
-    let (w, h) = (270.0, 104.0);
-    let x = screen_width() - w - 4.0;
-    draw_rectangle(x, 4.0, w, h, PANEL);
-    draw_rectangle_lines(x, 4.0, w, h, 2.0, QUAD_EDGE);
-    lines(hud, x + 10.0, 26.0, 20.0, 20.0);
+    panel(text, screen_width() - 4.0, 4.0, true, 0.0, Some(QUAD_EDGE));
 }
 
 fn draw_help() {
-    // Sized to the longest line, so nothing runs past the panel; labels larger than the text,
-    // so "." and "-" stay visible.
-    let label_w = 150.0;
-    let text_w = help_lines()
-        .map(|(_, help)| measure_text(help, None, 18, 1.0).width)
-        .fold(0.0f32, f32::max);
-    let rows = help_lines().count() as f32;
+    let (size, step) = text_size();
+    let label_w = 130.0;
+    let lines = super::controls::help_lines();
+    let mut text_w = 0.0f32;
+    let mut rows = 0;
+    for (_, help) in super::controls::help_lines() {
+        text_w = text_w.max(measure_text(&help, None, size as u16, 1.0).width);
+        rows += 1;
+    }
     let (w, h) = (
         (label_w + text_w + 28.0).min(screen_width()),
-        44.0 + rows * 21.0,
+        44.0 + rows as f32 * step,
     );
     let x = ((screen_width() - w) / 2.0).max(0.0);
     let y = ((screen_height() - h) / 2.0).max(0.0);
     draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.94));
     draw_rectangle_lines(x, y, w, h, 2.0, QUAD_EDGE);
-    draw_text("controls", x + 12.0, y + 26.0, 24.0, TEXT);
-    for (i, (label, help)) in help_lines().enumerate() {
-        let ty = y + 52.0 + i as f32 * 21.0;
-        draw_text(label, x + 12.0, ty, 24.0, QUAD_EDGE);
-        draw_text(help, x + 12.0 + label_w, ty, 18.0, TEXT);
+    draw_text("controls", x + 12.0, y + 26.0, size + 6.0, TEXT);
+    for (i, (label, help)) in lines.enumerate() {
+        let ty = y + 50.0 + i as f32 * step;
+        draw_text(label, x + 12.0, ty, size + 4.0, QUAD_EDGE);
+        draw_text(&help, x + 12.0 + label_w, ty, size, TEXT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Colours whose channels all lie within `tolerance` of each other.
+    fn near(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
+        (0..3).all(|k| a[k].abs_diff(b[k]) <= tolerance)
+    }
+
+    #[test]
+    fn no_particle_shares_a_colour_with_an_outline() {
+        let mut particle_colors: Vec<[u8; 4]> = DEPTH_COLORS.to_vec();
+        particle_colors.extend([TOUCHING, FREE]);
+        for s in 0..=100 {
+            particle_colors.push(speed_color(FAST_SPEED * s as f32 / 100.0, 0.0));
+        }
+        for p in &particle_colors {
+            for o in OUTLINE_COLORS.iter().chain([&HIGHLIGHT]) {
+                assert!(!near(*p, *o, 24), "particle {p:?} looks like outline {o:?}");
+            }
+        }
     }
 }

@@ -2,30 +2,57 @@
 //! `name: value unit` lines. It runs in a web page too (`?headless&particles=...`), with the
 //! same output in the browser's console, so native and browser timings compare directly.
 
-use quadstress::sim::{SimConfig, Simulation};
+use std::io::Write;
+
+use quadstress::sim::{percentile, SimConfig, Simulation};
 use quadstress::Config;
 
 use super::app::placement_name;
 use super::cli::{Args, Switch};
 use super::platform::now_seconds;
 
-/// Median and 99th percentile of a list of milliseconds (sorted in place).
-fn percentiles(v: &mut [f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (0.0, 0.0);
+/// Runs the headless mode; returns an error message for bad flags. Output into a closed pipe
+/// (`quadstress --headless | head`) ends the run quietly.
+pub fn run(args: &Args) -> Result<(), String> {
+    // A page has no standard output: the lines go to the browser's console.
+    #[cfg(target_arch = "wasm32")]
+    let result = {
+        let mut buffer = Vec::new();
+        let result = run_to(args, &mut buffer);
+        for line in String::from_utf8_lossy(&buffer).lines() {
+            println!("{line}");
+        }
+        result
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    let result = run_to(args, &mut std::io::stdout().lock());
+    match result {
+        Err(Stop::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(Stop::Io(e)) => Err(format!("cannot write the output: {e}")),
+        Err(Stop::Refused(message)) => Err(message),
+        Ok(()) => Ok(()),
     }
-    v.sort_by(f64::total_cmp);
-    let p99 = ((v.len() as f64 * 0.99).ceil() as usize).clamp(1, v.len()) - 1;
-    (v[v.len() / 2], v[p99])
 }
 
-/// Runs the headless mode; returns an error message for bad flags.
-pub fn run(args: &Args) -> Result<(), String> {
+/// Why a run stopped early.
+enum Stop {
+    Io(std::io::Error),
+    Refused(String),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Self {
+        Stop::Io(e)
+    }
+}
+
+fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
+    let refuse = |e: &dyn std::fmt::Display| Stop::Refused(e.to_string());
     if !(args.coverage.is_finite() && args.coverage > 0.0 && args.coverage <= 1.0) {
-        return Err(format!(
+        return Err(Stop::Refused(format!(
             "--coverage must be in (0, 1], got {}",
             args.coverage
-        ));
+        )));
     }
     let frames = args.frames.unwrap_or(600);
     let mut config = SimConfig::with_coverage(args.particles.max(1), args.coverage);
@@ -33,74 +60,94 @@ pub fn run(args: &Args) -> Result<(), String> {
     config.gravity_on = args.gravity == Some(Switch::On);
     config.broadphase = args.broadphase.into();
     config.max_particles = config.max_particles.max(args.particles);
-    // The library's defaults, as in the window. Capacity 8 with cells four particles wide
-    // was about 3x slower per step at 100,000 particles once leaves were scanned in blocks.
+    // The library's defaults, as in the window.
     config.tree = Config {
         capacity: args.capacity,
         max_depth: args.depth,
         placement: args.placement.into(),
     };
-    let mut sim = Simulation::new(config).map_err(|e| e.to_string())?;
-    sim.spawn_burst(args.particles).map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(config).map_err(|e| refuse(&e))?;
+    sim.spawn_burst(args.particles).map_err(|e| refuse(&e))?;
 
-    println!("particles: {} count", sim.len());
-    println!("world_side: {} units", config.world.width());
-    println!("coverage: {} fraction", args.coverage);
-    println!("broadphase: {}", sim.broadphase().name());
-    println!("gravity: {}", if config.gravity_on { "on" } else { "off" });
-    println!("tree_capacity: {} items", config.tree.capacity);
-    println!("tree_depth_limit: {} levels", config.tree.max_depth);
-    println!("tree_placement: {}", placement_name(config.tree.placement));
+    writeln!(out, "particles: {} count", sim.len())?;
+    writeln!(out, "world_side: {} units", config.world.width())?;
+    writeln!(out, "coverage: {} fraction", args.coverage)?;
+    writeln!(out, "broadphase: {}", sim.broadphase().name())?;
+    writeln!(
+        out,
+        "gravity: {}",
+        if config.gravity_on { "on" } else { "off" }
+    )?;
+    writeln!(out, "tree_capacity: {} items", config.tree.capacity)?;
+    writeln!(out, "tree_depth_limit: {} levels", config.tree.max_depth)?;
+    writeln!(
+        out,
+        "tree_placement: {}",
+        placement_name(config.tree.placement)
+    )?;
+    out.flush()?;
 
     let n = frames as usize;
-    let (mut integrate, mut update, mut pairs, mut resolve, mut step) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
+    let mut phases: [(&str, Vec<f64>); 5] = [
+        ("integrate", Vec::with_capacity(n)),
+        ("tree_update", Vec::with_capacity(n)),
+        ("pair_search", Vec::with_capacity(n)),
+        ("resolution", Vec::with_capacity(n)),
+        ("step", Vec::with_capacity(n)),
+    ];
     let (mut contacts, mut tested) = (0u64, 0u64);
-    let ms = |t: f64| (now_seconds() - t) * 1e3;
     for _ in 0..frames {
-        let t0 = now_seconds();
-        let t = now_seconds();
-        sim.integrate(args.dt).map_err(|e| e.to_string())?;
-        integrate.push(ms(t));
-        let t = now_seconds();
-        sim.update_tree();
-        update.push(ms(t));
-        let t = now_seconds();
-        sim.find_pairs();
-        pairs.push(ms(t));
-        let t = now_seconds();
-        sim.resolve();
-        resolve.push(ms(t));
-        step.push(ms(t0));
+        let t = sim
+            .step_timed(args.dt, now_seconds)
+            .map_err(|e| refuse(&e))?;
+        for (k, ms) in [
+            t.integrate_ms,
+            t.update_ms,
+            t.pairs_ms,
+            t.resolve_ms,
+            t.step_ms,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            phases[k].1.push(ms);
+        }
         contacts += sim.counts().contacts as u64;
         tested += sim.counts().pairs_tested;
     }
-    println!("frames: {frames} frames");
-    for (name, v) in [
-        ("integrate", &mut integrate),
-        ("tree_update", &mut update),
-        ("pair_search", &mut pairs),
-        ("resolution", &mut resolve),
-        ("step", &mut step),
-    ] {
-        let (median, p99) = percentiles(v);
-        println!("{name}.median: {median:.3} ms");
-        println!("{name}.p99: {p99:.3} ms");
+    writeln!(out, "frames: {frames} frames")?;
+    for (name, v) in &mut phases {
+        let median = percentile(v, 0.5).unwrap_or(0.0);
+        let p99 = percentile(v, 0.99).unwrap_or(0.0);
+        writeln!(out, "{name}.median: {median:.3} ms")?;
+        writeln!(out, "{name}.p99: {p99:.3} ms")?;
     }
     let f = frames.max(1) as f64;
     let np = sim.len() as f64;
-    println!("contacts.mean: {:.1} pairs", contacts as f64 / f);
-    println!("pairs_tested.mean: {:.0} pairs", tested as f64 / f);
-    println!("pairs_brute_force: {:.0} pairs", np * (np - 1.0) / 2.0);
+    writeln!(out, "contacts.mean: {:.1} pairs", contacts as f64 / f)?;
+    writeln!(out, "pairs_tested.mean: {:.0} pairs", tested as f64 / f)?;
+    writeln!(out, "pairs_brute_force: {:.0} pairs", np * (np - 1.0) / 2.0)?;
     let s = sim.tree().stats();
-    println!("tree.nodes: {} nodes", s.nodes);
-    println!("tree.leaves: {} nodes", s.leaves);
-    println!("tree.deepest_level: {} levels", s.deepest_level);
-    println!("tree.items_at_root: {} items", s.items_at_root);
+    writeln!(out, "tree.nodes: {} nodes", s.nodes)?;
+    writeln!(out, "tree.leaves: {} nodes", s.leaves)?;
+    writeln!(out, "tree.deepest_level: {} levels", s.deepest_level)?;
+    writeln!(out, "tree.items_at_root: {} items", s.items_at_root)?;
+    if config.gravity_on {
+        writeln!(out, "pile.packing: {:.3} fraction", pile_packing(&sim))?;
+    }
     Ok(())
+}
+
+/// How densely a pile settled under gravity fills the space below its top: the particles'
+/// area over the area from the floor up to the highest 1% of the particles. Below 1 the
+/// pile holds its shape; at 1 and above the particles are pressed into each other.
+fn pile_packing(sim: &Simulation) -> f64 {
+    let c = sim.config();
+    let mut tops: Vec<f64> = sim.particles().iter().map(|p| f64::from(p.y)).collect();
+    let Some(top) = percentile(&mut tops, 0.01) else {
+        return 0.0;
+    };
+    let height = (f64::from(c.world.max_y) - top).max(f64::from(c.particle_size));
+    let area = f64::from(c.particle_size).powi(2) * sim.len() as f64;
+    area / (height * f64::from(c.world.width()))
 }

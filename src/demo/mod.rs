@@ -10,14 +10,13 @@ pub mod platform;
 pub mod view;
 
 use macroquad::texture::get_screen_data;
-use macroquad::time::get_frame_time;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
-use quadstress::sim::SimError;
+use quadstress::sim::{percentile, SimError};
 use quadstress::Config;
 
-use app::{App, WORLD};
-use cli::{Args, Switch};
-use view::View;
+use app::{App, ColorMode, WORLD};
+use cli::{Args, Colors, Switch};
+use view::{Camera, View};
 
 /// The window: title, default size, resizable.
 pub fn window_conf() -> Conf {
@@ -30,7 +29,7 @@ pub fn window_conf() -> Conf {
     }
 }
 
-/// Opens the window and runs the demo until it is closed or `--frames` have run.
+/// Opens the window and runs the demo until it is closed, Esc is pressed or `--frames` have run.
 pub fn run_window(args: Args) -> Result<(), String> {
     // Fail before opening a window: a bad flag or an unwritable screenshot path.
     if let Some(path) = &args.screenshot {
@@ -45,6 +44,15 @@ pub fn run_window(args: Args) -> Result<(), String> {
     let gravity = args.gravity != Some(Switch::Off);
     let mut app =
         App::new(tree, gravity, args.seed, args.broadphase.into()).map_err(|e| e.to_string())?;
+    app.colors = match args.colors {
+        Colors::Depth => ColorMode::Depth,
+        Colors::Speed => ColorMode::Speed,
+        Colors::Contact => ColorMode::Contact,
+    };
+    if let Some(scale) = args.zoom {
+        let (x, y) = args.center.unwrap_or(WORLD.center());
+        app.camera = Camera::at(scale, x, y);
+    }
     match app.sim.spawn_burst(args.spawn) {
         Ok(_) => {}
         Err(e @ SimError::CapReached { .. }) => eprintln!("{e}"),
@@ -62,30 +70,48 @@ pub fn run_window(args: Args) -> Result<(), String> {
 }
 
 async fn run(mut app: App, mut args: Args) {
-    let mut hud = String::with_capacity(1024);
-    let mut canvas = canvas::Canvas::new();
+    let mut scratch = draw::Scratch::new();
     let mut frame: u64 = 0;
-    let mut frame_seconds: Vec<f32> =
+    let mut frame_seconds: Vec<f64> =
         Vec::with_capacity(args.frames.unwrap_or(0).min(1 << 20) as usize);
+    let mut last_frame_start = platform::now_seconds() - 1.0 / platform::MAX_FPS;
     loop {
-        let dt = get_frame_time();
-        let view = View::fit(WORLD, screen_width(), screen_height());
+        let frame_start = platform::now_seconds();
+        // The time since the last frame began, pacing sleep included.
+        let dt = (frame_start - last_frame_start) as f32;
+        last_frame_start = frame_start;
+        let view = View::new(WORLD, screen_width(), screen_height(), app.camera);
         frame += 1;
         let last = args.frames.is_some_and(|n| frame >= n);
 
         app.handle_input(dt, &view);
-        app.update(dt);
-        if last {
-            if let Some((x, y)) = args.right_click {
-                app.right_click(x, y);
+        for (label, _) in args.press.iter().filter(|(_, at)| *at == frame) {
+            for b in controls::by_label(label) {
+                app.act(b, dt, &view);
             }
         }
-        app.record_frame(dt);
-        if args.frames.is_some() && frame > 1 {
-            frame_seconds.push(dt);
+        if frame == 1 {
+            if let Some((x, y)) = args.right_click {
+                app.right_click(x, y);
+                // A scripted report stays up to the last frame, however slow the frames.
+                app.report.until = f64::INFINITY;
+            }
         }
-        draw::frame(&app, &view, &mut canvas, &mut hud);
+        if let Some((dx, dy)) = args.move_quad.filter(|_| frame > 1) {
+            app.nudge_quad(dx, dy);
+        }
+        app.update(dt);
+        app.record_frame(dt);
+        if args.frames.is_some() && frame > 1 + args.warmup {
+            frame_seconds.push(f64::from(dt));
+        }
+        let view = View::new(WORLD, screen_width(), screen_height(), app.camera);
+        draw::frame(&app, &view, &mut scratch);
 
+        if app.quit && platform::SCRIPTED_RUN_EXITS {
+            println!("quit: esc at frame {frame}");
+            break;
+        }
         if last {
             if let Some(path) = &args.screenshot {
                 let mut image = get_screen_data();
@@ -95,30 +121,43 @@ async fn run(mut app: App, mut args: Args) {
                 image.export_png(&path.to_string_lossy());
                 println!("screenshot: {}", path.display());
             }
-            report_scripted_run(&app, &mut frame_seconds);
+            if args.right_click.is_some() {
+                println!("quad report: {}", app.report.line(&app.quad));
+            }
+            report_scripted_run(&app, &view, &mut frame_seconds);
             if platform::SCRIPTED_RUN_EXITS {
                 break;
             }
             // A page stays open: the scripted frame is done, the demo goes on interactively.
             args.frames = None;
         }
+        platform::pace(frame_start);
         next_frame().await;
     }
 }
 
 /// The summary a scripted run prints: frames, frame-time statistics, FPS.
-fn report_scripted_run(app: &App, frame_seconds: &mut [f32]) {
-    frame_seconds.sort_by(f32::total_cmp);
-    let n = frame_seconds.len();
+fn report_scripted_run(app: &App, view: &View, frame_seconds: &mut [f64]) {
     println!("particles: {} count", app.sim.len());
-    println!("frames: {} frames", n + 1);
-    if n > 0 {
-        let mean = frame_seconds.iter().sum::<f32>() / n as f32;
-        println!("frame_time.median: {:.2} ms", frame_seconds[n / 2] * 1e3);
-        println!(
-            "frame_time.p99: {:.2} ms",
-            frame_seconds[(n * 99 / 100).min(n - 1)] * 1e3
-        );
+    println!("particle_cap: {} count", app.sim.config().max_particles);
+    println!("broadphase: {}", app.sim.broadphase().name());
+    println!("colors: {}", app.colors.name());
+    println!("zoom: {} px_per_unit", view.scale());
+    println!(
+        "particle_side: {} px",
+        view.particle_px(app.sim.config().particle_size)
+    );
+    println!("frames_timed: {} frames", frame_seconds.len());
+    let mean = frame_seconds.iter().sum::<f64>() / frame_seconds.len().max(1) as f64;
+    if let Some(median) = percentile(frame_seconds, 0.5) {
+        println!("frame_time.median: {:.2} ms", median * 1e3);
+    }
+    if let Some(p99) = percentile(frame_seconds, 0.99) {
+        println!("frame_time.p99: {:.2} ms", p99 * 1e3);
+    }
+    if mean > 0.0 {
         println!("fps.mean: {:.1} fps", 1.0 / mean);
     }
+    let t = app.times;
+    println!("step.last: {:.2} ms", t.step_ms);
 }

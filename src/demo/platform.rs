@@ -41,6 +41,24 @@ pub fn now_seconds() -> f64 {
     }
 }
 
+/// Frames per second the window is held to: with no vsync (as under Xvfb) an idle or paused
+/// demo would otherwise redraw as fast as it can and keep a core busy.
+pub const MAX_FPS: f64 = 60.0;
+
+/// Sleeps out the rest of a frame that began at `frame_start` (`now_seconds`), so that no
+/// frame is shorter than `1 / MAX_FPS`. In a page the browser paces the frames.
+pub fn pace(frame_start: f64) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let left = 1.0 / MAX_FPS - (now_seconds() - frame_start);
+        if left > 0.0 {
+            std::thread::sleep(std::time::Duration::from_secs_f64(left));
+        }
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = frame_start;
+}
+
 /// Writes one line to the browser's console (`console.error` if `error`). The binary's
 /// `println!`, `print!` and `eprintln!` come here on the web (see `main.rs`).
 #[cfg(target_arch = "wasm32")]

@@ -138,7 +138,7 @@ impl<T> Quadtree<T> {
         )
     }
 
-    fn node_info(&self, n: u32, node: &Node<T>) -> NodeInfo {
+    pub(super) fn node_info(&self, n: u32, node: &Node<T>) -> NodeInfo {
         NodeInfo {
             rect: self.node_rect(n),
             depth: node.level,

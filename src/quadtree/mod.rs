@@ -90,6 +90,7 @@ pub use geom::Rect;
 #[cfg(feature = "sim")]
 pub(crate) use geom::{f32_at_or_above, f32_at_or_below};
 pub use inspect::{Iter, NodeInfo, Nodes, TreeStats};
+pub use query::QueryCounts;
 pub use slots::{ItemId, ItemRef};
 pub use validate::InvariantError;
 

@@ -26,7 +26,10 @@ use rand::{RngExt, SeedableRng};
 
 use crate::oracle::brute_force_pairs;
 use crate::quadtree::{f32_at_or_above, f32_at_or_below};
+
+mod timing;
 use crate::{Config, ItemId, Quadtree, QuadtreeError, Rect};
+pub use timing::{percentile, PhaseTimes};
 
 /// The largest `max_particles` a simulation accepts: particles are indexed by `u32`, and the
 /// tree holds at most `u32::MAX - 1` items.

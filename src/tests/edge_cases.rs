@@ -825,3 +825,72 @@ fn circle_queries_find_items_rounded_onto_the_edge() {
         assert!(out.contains(&id), "{placement:?}");
     }
 }
+
+/// The counting rectangle query finds what brute force finds, and its counts are the nodes it
+/// handed to `visit` and the items those nodes hold.
+#[test]
+fn counting_rect_query_matches_brute_force_and_counts_its_work() {
+    let mut rng = TestRng::new(41);
+    for placement in [Placement::Exact, Placement::Loose] {
+        let config = Config {
+            capacity: 4,
+            max_depth: 6,
+            placement,
+        };
+        let mut tree = Quadtree::with_config(WORLD, config).unwrap();
+        let mut items = Vec::new();
+        for i in 0..600u32 {
+            let (x, y) = (rng.range(-5.0, 100.0), rng.range(-5.0, 100.0));
+            let (w, h) = (rng.range(0.0, 6.0), rng.range(0.0, 6.0));
+            let r = Rect::from_min_size(x, y, w, h);
+            tree.insert(r, i).unwrap();
+            items.push((i, r));
+        }
+        let stats = tree.stats();
+        for _ in 0..300 {
+            let (x, y) = (rng.range(-10.0, 105.0), rng.range(-10.0, 105.0));
+            let q = Rect::from_min_size(x, y, rng.range(0.0, 40.0), rng.range(0.0, 40.0));
+            let mut hits = Vec::new();
+            let mut visited_items = 0;
+            let mut visited = 0;
+            let (flow, counts) = tree
+                .for_each_in_rect_counting(
+                    &q,
+                    |node| {
+                        visited += 1;
+                        visited_items += node.items;
+                    },
+                    |item| {
+                        hits.push(*item.value);
+                        ControlFlow::Continue(())
+                    },
+                )
+                .unwrap();
+            assert!(flow.is_continue());
+            hits.sort_unstable();
+            assert_eq!(hits, oracle::query_rect(&items, &q), "{placement:?} {q:?}");
+            assert_eq!(counts.nodes_visited, visited);
+            assert_eq!(counts.items_tested, visited_items);
+            assert!(counts.items_tested >= hits.len());
+            assert!(counts.nodes_visited <= stats.nodes && counts.items_tested <= tree.len());
+        }
+        // Stopping at the first hit stops the walk and says so.
+        let everything = Rect::new(-10.0, -10.0, 110.0, 110.0);
+        let (flow, counts) = tree
+            .for_each_in_rect_counting(&everything, |_| {}, |_| ControlFlow::Break(()))
+            .unwrap();
+        assert!(flow.is_break());
+        assert!(counts.items_tested < tree.len());
+        // A bad query is refused before any node is visited.
+        for (bad, err) in bad_rects() {
+            let mut visited = 0;
+            let result = tree.for_each_in_rect_counting(
+                &bad,
+                |_| visited += 1,
+                |_| ControlFlow::Continue(()),
+            );
+            assert_eq!(result.map(|(_, c)| c), Err(err));
+            assert_eq!(visited, 0);
+        }
+    }
+}

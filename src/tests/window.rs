@@ -159,6 +159,32 @@ fn headless_placements_find_the_same_contacts() {
 }
 
 #[test]
+fn headless_output_into_a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(BIN)
+        .args(["--headless", "--particles", "2000", "--frames", "30"])
+        .env_remove("DISPLAY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader is gone: the rest of the output meets a closed pipe.
+    assert!(first.starts_with("particles: "), "{first}");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn bad_flags_are_refused_with_a_message() {
     for args in [
         &["--headless", "--depth", "99", "--frames", "1"][..],
@@ -166,6 +192,8 @@ fn bad_flags_are_refused_with_a_message() {
         &["--right-click", "1,nan"],
         &["--right-click", "12"],
         &["--headless", "--placement", "sideways", "--frames", "1"],
+        &["--zoom", "9"],
+        &["--press", "nothing@3"],
     ] {
         let out = Command::new(BIN)
             .args(args)
@@ -177,79 +205,146 @@ fn bad_flags_are_refused_with_a_message() {
     }
 }
 
+/// The `[x0, y0, x1, y1]` of the quad in a report line.
+fn quad_of(line: &str) -> [f32; 4] {
+    let inside = &line[line.find('[').unwrap() + 1..line.find(']').unwrap()];
+    let v: Vec<f32> = inside
+        .split(',')
+        .map(|t| t.trim().parse().unwrap())
+        .collect();
+    [v[0], v[1], v[2], v[3]]
+}
+
+/// Checks a report line's counts against each other and returns (touching, visited, tested).
+fn check_report(line: &str) -> (usize, usize, usize) {
+    let count = field(line, "particles touching:");
+    assert_eq!(count, field(line, "brute force:"), "{line}");
+    assert!(line.contains("(agrees)"), "{line}");
+    assert_eq!(line.contains("collides: yes"), count > 0, "{line}");
+    let visited = field(line, "nodes visited:");
+    let visited_of = field(line, &format!("nodes visited: {visited} of"));
+    let tested = field(line, "items tested:");
+    let tested_of = field(line, &format!("items tested: {tested} of"));
+    assert!(1 <= visited && visited <= visited_of, "{line}");
+    assert!(count <= tested && tested <= tested_of, "{line}");
+    (count, visited, tested)
+}
+
+/// `rgb` blended over `under` with opacity `alpha` (0 to 255), as the demo's canvas does.
+fn blend(under: [u8; 3], rgb: [u8; 3], alpha: u32) -> [u8; 3] {
+    let mix = |u: u8, c: u8| ((u32::from(u) * (255 - alpha) + u32::from(c) * alpha) / 255) as u8;
+    [
+        mix(under[0], rgb[0]),
+        mix(under[1], rgb[1]),
+        mix(under[2], rgb[2]),
+    ]
+}
+
+const FLOOR: [u8; 3] = [28, 31, 41];
+const QUAD_FILL: ([u8; 3], u32) = ([40, 110, 255], 56);
+const VISITED_TINT: ([u8; 3], u32) = ([60, 200, 255], 72);
+
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
-fn right_click_reports_and_highlights_the_particles_touching_the_quad() {
+fn right_click_shades_the_visited_nodes_and_follows_the_moving_quad() {
     let shot = temp_png("right_click.png");
     let stdout = run(&[
         "--spawn",
         "6000",
         "--frames",
-        "40",
+        "30",
         "--gravity",
         "off",
         "--seed",
         "5",
         "--right-click",
-        "2100,1500",
+        "900,900",
+        "--move-quad",
+        "30,15",
         "--screenshot",
         shot.to_str().unwrap(),
     ]);
-    // The console report: same count by the tree and by brute force, and a yes.
-    let line = stdout
+    // The click's report, and the last frame's, each agreeing with brute force.
+    let click = stdout
         .lines()
         .find(|l| l.starts_with("right-click:"))
         .expect("a right-click report");
-    let (count, brute) = (
-        field(line, "particles touching:"),
-        field(line, "brute force:"),
-    );
-    assert!(count > 0, "{line}");
-    assert_eq!(count, brute, "{line}");
+    let last = stdout
+        .lines()
+        .find(|l| l.starts_with("quad report:"))
+        .expect("a report after the last frame");
+    let (count, _, _) = check_report(click);
+    assert!(count > 0, "{click}");
+    let (count, visited, tested) = check_report(last);
+    assert!(count > 0, "{last}");
     assert!(
-        line.contains("collides: yes") && line.contains("(agrees)"),
-        "{line}"
+        tested * 4 < 6000,
+        "the tree tested {tested} of 6000 particles"
     );
+    assert!(visited >= 2, "{last}");
+    // The quad was centred on the click, then moved 29 times by (30, 15).
+    assert_eq!(quad_of(click), [600.0, 675.0, 1200.0, 1125.0], "{click}");
+    assert_eq!(quad_of(last), [1470.0, 1110.0, 2070.0, 1560.0], "{last}");
 
-    // The quad was centred on the click: world [1800, 1275] - [2400, 1725].
     let img = Png::read(&shot);
     assert_eq!((img.width, img.height), (1024, 768));
     assert!(
         img.rgba.chunks_exact(4).all(|p| p[3] == 255),
         "alpha is forced to 255"
     );
-    let (x0, y0) = ((1800.0 * SCALE) as usize, (1275.0 * SCALE) as usize);
-    let (x1, y1) = ((2400.0 * SCALE) as usize, (1725.0 * SCALE) as usize);
-    let edge: Vec<bool> = (y0 + 5..y1 - 5)
-        .flat_map(|y| {
-            // The 3-pixel line straddles the pixel grid; accept it within a pixel of the edge.
-            let left = (x0 - 1..=x0 + 1).any(|x| img.is(x, y, QUAD_EDGE));
-            let right = (x1 - 3..=x1).any(|x| img.is(x, y, QUAD_EDGE));
-            [left, right]
-        })
-        .collect();
-    let on = edge.iter().filter(|&&b| b).count();
-    assert!(
-        on * 10 >= edge.len() * 9,
-        "quad edge found at {on} of {} pixels",
-        edge.len()
-    );
-    let above = (x0 + 5..x1 - 5)
-        .filter(|&x| img.is(x, y0 - 8, QUAD_EDGE))
+    let [qx0, qy0, qx1, qy1] = quad_of(last).map(|v| (v * SCALE) as usize);
+    // The quad's edge where the quad is now.
+    let edge = (qy0 + 5..qy1 - 5)
+        .filter(|&y| (qx0 - 1..=qx0 + 1).any(|x| img.is(x, y, QUAD_EDGE)))
         .count();
-    assert_eq!(above, 0, "no quad edge above the quad");
+    assert!(
+        edge * 10 >= (qy1 - qy0 - 10) * 9,
+        "quad edge at {edge} rows"
+    );
+    // Visited leaves are tinted: inside the quad the floor shows the quad's fill and the
+    // tint, and no floor far from the quad is tinted.
+    let in_quad = blend(
+        blend(FLOOR, QUAD_FILL.0, QUAD_FILL.1),
+        VISITED_TINT.0,
+        VISITED_TINT.1,
+    );
+    let outside = blend(FLOOR, VISITED_TINT.0, VISITED_TINT.1);
+    let tinted_in_quad = (qy0 + 4..qy1 - 4)
+        .flat_map(|y| (qx0 + 4..qx1 - 4).map(move |x| (x, y)))
+        .filter(|&(x, y)| img.is(x, y, in_quad))
+        .count();
+    assert!(
+        tinted_in_quad > 1000,
+        "{tinted_in_quad} tinted floor pixels in the quad"
+    );
+    let untinted_in_quad = (qy0 + 4..qy1 - 4)
+        .flat_map(|y| (qx0 + 4..qx1 - 4).map(move |x| (x, y)))
+        .filter(|&(x, y)| img.is(x, y, blend(FLOOR, QUAD_FILL.0, QUAD_FILL.1)))
+        .count();
+    assert_eq!(
+        untinted_in_quad, 0,
+        "floor in the quad that the query did not visit"
+    );
+    let far_tinted = (0..200)
+        .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| img.is(x, y, outside))
+        .count();
+    assert_eq!(
+        far_tinted, 0,
+        "tinted floor in the top rows, far from the quad"
+    );
 
-    // Highlighted particles: inside the quad (give or take the highlight's border), never far out.
+    // Highlighted particles: at the quad where it is now (give or take the highlight's
+    // border), never where it was clicked.
     let mut inside = 0;
-    let mut outside = 0;
+    let mut away = 0;
     for y in 0..img.height {
         for x in 0..img.width {
             if img.is(x, y, HIGHLIGHT) {
-                let near = x + 6 >= x0 && x <= x1 + 6 && y + 6 >= y0 && y <= y1 + 6;
-                if near {
+                if x + 6 >= qx0 && x <= qx1 + 6 && y + 6 >= qy0 && y <= qy1 + 6 {
                     inside += 1
                 } else {
-                    outside += 1
+                    away += 1
                 }
             }
         }
@@ -258,7 +353,223 @@ fn right_click_reports_and_highlights_the_particles_touching_the_quad() {
         inside >= count,
         "{inside} highlight pixels for {count} particles"
     );
-    assert_eq!(outside, 0, "highlight pixels away from the quad");
+    assert_eq!(away, 0, "highlight pixels away from the quad");
+}
+
+/// Connected runs of pixels of one colour, as bounding boxes with pixel counts.
+fn blobs(img: &Png, rgb: [u8; 3]) -> Vec<([usize; 4], usize)> {
+    let mut seen = vec![false; img.width * img.height];
+    let mut out = Vec::new();
+    for y0 in 0..img.height {
+        for x0 in 0..img.width {
+            if seen[y0 * img.width + x0] || !img.is(x0, y0, rgb) {
+                continue;
+            }
+            let mut stack = vec![(x0, y0)];
+            seen[y0 * img.width + x0] = true;
+            let (mut bb, mut n) = ([x0, y0, x0, y0], 0);
+            while let Some((x, y)) = stack.pop() {
+                n += 1;
+                bb = [bb[0].min(x), bb[1].min(y), bb[2].max(x), bb[3].max(y)];
+                let near = [
+                    (x.wrapping_sub(1), y),
+                    (x + 1, y),
+                    (x, y.wrapping_sub(1)),
+                    (x, y + 1),
+                ];
+                for (nx, ny) in near {
+                    if nx < img.width
+                        && ny < img.height
+                        && !seen[ny * img.width + nx]
+                        && img.is(nx, ny, rgb)
+                    {
+                        seen[ny * img.width + nx] = true;
+                        stack.push((nx, ny));
+                    }
+                }
+            }
+            out.push((bb, n));
+        }
+    }
+    out
+}
+
+/// Every particle drawn is a full square of one size: `side` px at this zoom.
+fn particles_are_squares_of(zoom: &str, side: usize) {
+    let shot = temp_png(&format!("zoom_{zoom}.png"));
+    let stdout = run(&[
+        "--spawn",
+        "400",
+        "--gravity",
+        "off",
+        "--frames",
+        "3",
+        "--colors",
+        "contact",
+        "--zoom",
+        zoom,
+        "--center",
+        "1536,1152",
+        "--press",
+        "O@1",
+        "--press",
+        "tab@1",
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains(&format!("particle_side: {side} px")),
+        "{stdout}"
+    );
+    let img = Png::read(&shot);
+    let free = [60, 75, 100];
+    let found = blobs(&img, free);
+    // Overlapping particles merge into larger blobs; the lone ones must all be exact squares.
+    let lone: Vec<_> = found.iter().filter(|(_, n)| *n <= side * side).collect();
+    assert!(lone.len() >= 10, "only {} lone particles", lone.len());
+    for ([x0, y0, x1, y1], n) in lone {
+        let clipped = *x0 == 0 || *y0 == 0 || *x1 == img.width - 1 || *y1 == img.height - 1;
+        // The quad's edge is drawn over the particles.
+        let under_quad_edge = (y0.saturating_sub(2)..=(y1 + 2).min(img.height - 1)).any(|y| {
+            (x0.saturating_sub(2)..=(x1 + 2).min(img.width - 1)).any(|x| img.is(x, y, QUAD_EDGE))
+        });
+        if !clipped && !under_quad_edge {
+            assert_eq!(
+                (x1 - x0 + 1, y1 - y0 + 1, *n),
+                (side, side, side * side),
+                "at ({x0}, {y0})"
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn at_one_to_one_every_particle_is_8_by_8_pixels() {
+    particles_are_squares_of("1", 8);
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn zoomed_out_every_particle_is_one_size_and_at_least_2_pixels() {
+    particles_are_squares_of("0.3333", 3);
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn depth_colours_in_a_pile_of_100000_still_show_the_node_lines() {
+    let shot = temp_png("pile.png");
+    let stdout = run(&[
+        "--spawn",
+        "100000",
+        "--frames",
+        "3",
+        "--press",
+        "tab@1",
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ]);
+    assert!(stdout.contains("particles: 100000 count"), "{stdout}");
+    let img = Png::read(&shot);
+    // The depth-6 leaves fill the pile: their particles' colour and their outlines' colour,
+    // side by side, in the lower half of the window.
+    let (particle, outline) = ([46, 130, 145], [77, 217, 242]);
+    let (mut particles, mut lines) = (0, 0);
+    for y in 400..760 {
+        for x in 0..img.width {
+            particles += usize::from(img.is(x, y, particle));
+            lines += usize::from(img.is(x, y, outline));
+        }
+    }
+    let area = 360 * img.width;
+    assert!(
+        particles * 3 > area,
+        "{particles} particle pixels of {area}"
+    );
+    // A 16-pixel cell has a one-pixel outline: about 1/8 of the pixels.
+    assert!(lines * 20 > area, "{lines} outline pixels of {area}");
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn brute_force_is_refused_at_100000_particles() {
+    let stdout = run(&[
+        "--spawn",
+        "100000",
+        "--frames",
+        "3",
+        "--broadphase",
+        "rebuild",
+        "--press",
+        "B@2",
+    ]);
+    assert!(
+        stdout.contains("brute force refused: 100000 particles"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("broadphase: quadtree (incremental)"),
+        "{stdout}"
+    );
+}
+
+/// Pixels of white text in the middle band of the window, where the hint goes (nothing else
+/// drawn there is that light).
+fn hint_pixels(img: &Png) -> usize {
+    (340..420)
+        // Not the world's white border in the first and last columns.
+        .flat_map(|y| (2..img.width - 2).map(move |x| (x, y)))
+        .filter(|&(x, y)| img.at(x, y)[..3].iter().all(|&c| c > 180))
+        .count()
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn an_empty_world_shows_a_hint_that_goes_once_particles_exist() {
+    let empty = temp_png("hint_empty.png");
+    run(&["--frames", "3", "--screenshot", empty.to_str().unwrap()]);
+    assert!(
+        hint_pixels(&Png::read(&empty)) > 200,
+        "no hint on an empty world"
+    );
+    let spawned = temp_png("hint_spawned.png");
+    let stdout = run(&[
+        "--frames",
+        "3",
+        "--press",
+        "2@1",
+        "--screenshot",
+        spawned.to_str().unwrap(),
+    ]);
+    assert!(!stdout.contains("particles: 0 count"), "{stdout}");
+    assert_eq!(
+        hint_pixels(&Png::read(&spawned)),
+        0,
+        "the hint stays after spawning"
+    );
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn esc_ends_the_program() {
+    let started = std::time::Instant::now();
+    let stdout = run(&["--frames", "100000", "--press", "esc@3"]);
+    assert!(stdout.contains("quit: esc at frame 3"), "{stdout}");
+    assert!(started.elapsed().as_secs() < 60);
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn an_idle_window_is_held_to_60_frames_a_second() {
+    let stdout = run(&["--frames", "40", "--press", "space@1"]);
+    let fps: f64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("fps.mean: "))
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(fps <= 63.0, "{fps} frames a second while idle");
 }
 
 #[test]
@@ -318,6 +629,5 @@ fn a_right_click_that_misses_says_no() {
         .find(|l| l.starts_with("right-click:"))
         .unwrap();
     assert!(line.contains("collides: no"), "{line}");
-    assert_eq!(field(line, "particles touching:"), 0);
-    assert_eq!(field(line, "brute force:"), 0);
+    assert_eq!(check_report(line).0, 0);
 }
