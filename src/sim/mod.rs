@@ -20,6 +20,7 @@
 
 use std::fmt;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -305,6 +306,7 @@ pub struct Simulation {
     rects: Vec<Rect>,
     /// Reused buffers of the bottom-up pass: (row, contact index) sorted by row, row starts.
     stack_order: Vec<(u64, u32)>,
+    stack_rows: Vec<(u64, u32)>,
     row_starts: Vec<u32>,
     /// Largest left and top edge a particle may have: its square then ends inside the walls
     /// even after `x + size` is rounded.
@@ -313,9 +315,11 @@ pub struct Simulation {
     /// Largest speed along each axis, in units per second.
     speed_limit: f32,
     /// Each particle's position when the tree last saw it, and the most any particle has
-    /// moved along an axis since: lets `touching` ask the tree and still answer for now.
+    /// moved along an axis since (as `f64` bits; NaN until `touching` measures it): lets
+    /// `touching` ask the tree and still answer for the particles' positions now. Measured
+    /// on demand, so that steps do not pay for it.
     anchors: Vec<(f32, f32)>,
-    drift: f64,
+    drift: AtomicU64,
     counts: StepCounts,
     rng: StdRng,
 }
@@ -383,12 +387,13 @@ impl Simulation {
             contacts: Vec::new(),
             rects: Vec::new(),
             stack_order: Vec::new(),
+            stack_rows: Vec::new(),
             row_starts: Vec::new(),
             wall_x,
             wall_y,
             speed_limit: speed_limit.min(SPEED_CAP),
             anchors: Vec::new(),
-            drift: 0.0,
+            drift: AtomicU64::new(0f64.to_bits()),
             counts: StepCounts::default(),
             rng: StdRng::seed_from_u64(config.seed),
         })
@@ -460,7 +465,7 @@ impl Simulation {
         self.particles.clear();
         self.ids.clear();
         self.anchors.clear();
-        self.drift = 0.0;
+        self.set_drift(0.0);
         self.tree.clear();
         self.contacts.clear();
         self.rects.clear();
@@ -626,25 +631,43 @@ impl Simulation {
             p.y += p.vy * dt;
         }
         self.keep_inside();
+        self.set_drift(f64::NAN);
         Ok(())
     }
 
-    /// Puts every particle back inside the walls, reflecting its velocity if it was moving out,
-    /// and notes how far the particles have moved since the tree last saw them.
+    /// Puts every particle back inside the walls, reflecting its velocity if it was moving out.
     fn keep_inside(&mut self) {
         let w = self.config.world;
         let e = self.config.restitution;
         let (wall_x, wall_y) = (self.wall_x, self.wall_y);
-        let mut drift = 0f64;
-        for (p, &(ax, ay)) in self.particles.iter_mut().zip(&self.anchors) {
+        for p in &mut self.particles {
             bounce(&mut p.x, &mut p.vx, w.min_x, wall_x, e);
             bounce(&mut p.y, &mut p.vy, w.min_y, wall_y, e);
-            let moved = (p.x as f64 - ax as f64)
-                .abs()
-                .max((p.y as f64 - ay as f64).abs());
-            drift = drift.max(moved);
         }
-        self.drift = drift;
+    }
+
+    fn set_drift(&self, drift: f64) {
+        self.drift.store(drift.to_bits(), Ordering::Relaxed);
+    }
+
+    /// The most any particle has moved along an axis since the tree last saw it: one scan of
+    /// the particles after each step, on the first call that needs it.
+    fn drift(&self) -> f64 {
+        let known = f64::from_bits(self.drift.load(Ordering::Relaxed));
+        if !known.is_nan() {
+            return known;
+        }
+        let mut drift = 0f32;
+        for (p, &(ax, ay)) in self.particles.iter().zip(&self.anchors) {
+            let moved = (p.x - ax).abs();
+            drift = if moved > drift { moved } else { drift };
+            let moved = (p.y - ay).abs();
+            drift = if moved > drift { moved } else { drift };
+        }
+        // The differences were rounded to f32: allow for that.
+        let drift = drift as f64 * (1.0 + 1e-6);
+        self.set_drift(drift);
+        drift
     }
 
     /// Phase 2: [`update_tree`](Self::update_tree) then [`find_pairs`](Self::find_pairs).
@@ -684,7 +707,7 @@ impl Simulation {
                 }
             }
         }
-        self.drift = 0.0;
+        self.set_drift(0.0);
     }
 
     /// Phase 2b: collects the contacts with the current broad phase, from the tree as the last
@@ -732,6 +755,7 @@ impl Simulation {
             self.shock_pass(s, slop);
         }
         self.keep_inside();
+        self.set_drift(f64::NAN);
     }
 
     /// Shock propagation: one pass over the vertical contacts from the floor up, treating the
@@ -749,41 +773,38 @@ impl Simulation {
             let (p, q) = (&particles[a as usize], &particles[b as usize]);
             ((floor - p.y.max(q.y)) / s).max(0.0) as u64
         };
+        // (row, contact) in contact order, and the range of rows.
         let (mut first, mut last) = (u64::MAX, 0);
-        for c in &self.contacts {
+        self.stack_rows.clear();
+        for (k, c) in self.contacts.iter().enumerate() {
             let r = row_of(c);
             first = first.min(r);
             last = last.max(r);
+            self.stack_rows.push((r, k as u32));
         }
         self.stack_order.clear();
-        if self.contacts.is_empty() {
+        let n = self.stack_rows.len();
+        if n == 0 {
             return;
         }
-        let n = self.contacts.len();
         if last - first < 2 * n as u64 + 64 {
             let rows = (last - first + 1) as usize;
             self.row_starts.clear();
             self.row_starts.resize(rows + 1, 0);
-            for c in &self.contacts {
-                self.row_starts[(row_of(c) - first) as usize + 1] += 1;
+            for &(r, _) in &self.stack_rows {
+                self.row_starts[(r - first) as usize + 1] += 1;
             }
             for r in 0..rows {
                 self.row_starts[r + 1] += self.row_starts[r];
             }
             self.stack_order.resize(n, (0, 0));
-            for (k, c) in self.contacts.iter().enumerate() {
-                let r = row_of(c);
+            for &(r, k) in &self.stack_rows {
                 let at = &mut self.row_starts[(r - first) as usize];
-                self.stack_order[*at as usize] = (r, k as u32);
+                self.stack_order[*at as usize] = (r, k);
                 *at += 1;
             }
         } else {
-            self.stack_order.extend(
-                self.contacts
-                    .iter()
-                    .enumerate()
-                    .map(|(k, c)| (row_of(c), k as u32)),
-            );
+            std::mem::swap(&mut self.stack_order, &mut self.stack_rows);
             // Keys are unique, so this is the order the counting sort gives.
             self.stack_order.sort_unstable();
         }
@@ -860,7 +881,8 @@ impl Simulation {
     /// the particles move a little (contacts push them apart): the tree is asked about `rect`
     /// grown by the most any particle moved since, and each answer is checked against the
     /// particle's current square, so the answer is always that of
-    /// [`touching_brute_force`](Self::touching_brute_force).
+    /// [`touching_brute_force`](Self::touching_brute_force). The first call after a step
+    /// measures that drift with one pass over the particles.
     ///
     /// # Errors
     /// The tree's errors for a bad rectangle.
@@ -876,8 +898,7 @@ impl Simulation {
     pub fn touching(&self, rect: &Rect, out: &mut Vec<u32>) -> Result<usize, SimError> {
         rect.check()?;
         let before = out.len();
-        // A hair more than the drift, for the rounding of the drift itself.
-        let d = self.drift * (1.0 + 1e-9);
+        let d = self.drift();
         let grown = Rect::new(
             f32_at_or_below(rect.min_x as f64 - d),
             f32_at_or_below(rect.min_y as f64 - d),
