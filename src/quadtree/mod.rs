@@ -47,6 +47,8 @@
 //! - **Reuse is deliberate.** Freed node blocks keep their item lists' allocations, and after
 //!   `clear()` blocks and slots are handed out lowest index first, so a refill that splits in
 //!   the same order gets back the same lists for the same cells and the slot table stays dense.
+//!   What freed lists keep is capped at about twice the most items the tree has held at once,
+//!   so churn that crowds a different cell each time does not grow memory without bound.
 //! - **Bulk rebuilds sort instead of inserting:** Morton keys, a counting sort, the shape
 //!   derived top-down from bucket ranges, then each entry moved once, with node lookups done
 //!   in batches so that their random reads overlap.
