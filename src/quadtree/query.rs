@@ -393,8 +393,13 @@ impl<T> Quadtree<T> {
             if best.is_full() && self.node_distance(n, x, y, slack) > best.worst() {
                 continue;
             }
-            node.items
-                .for_each_distance(x, y, |d2, e| best.offer(Candidate(d2.sqrt() as f32, e.id)));
+            node.items.for_each_distance(x, y, |d2, e| {
+                // Most candidates lose to the k-th best: a comparison of squares sorts them
+                // out before any square root.
+                if d2 <= best.bar {
+                    best.offer(Candidate(d2.sqrt() as f32, e.id));
+                }
+            });
             if node.is_leaf() {
                 continue;
             }
@@ -450,13 +455,21 @@ struct KBest<'a> {
     out: &'a mut Vec<(ItemId, f32)>,
     start: usize,
     k: usize,
+    /// A squared distance beyond which a candidate cannot enter: the square of the `f32`
+    /// just above the worst kept distance (whatever is farther rounds to at least that).
+    bar: f64,
 }
 
 impl<'a> KBest<'a> {
     fn new(out: &'a mut Vec<(ItemId, f32)>, k: usize) -> Self {
         out.reserve(k);
         let start = out.len();
-        KBest { out, start, k }
+        KBest {
+            out,
+            start,
+            k,
+            bar: f64::INFINITY,
+        }
     }
 
     fn at(&self, i: usize) -> Candidate {
@@ -482,6 +495,19 @@ impl<'a> KBest<'a> {
     }
 
     fn offer(&mut self, c: Candidate) {
+        self.insert(c);
+        if self.is_full() {
+            let worst = self.at(0).0;
+            let above = if worst.is_finite() {
+                f32::from_bits(worst.to_bits() + 1) as f64
+            } else {
+                f64::INFINITY
+            };
+            self.bar = above * above;
+        }
+    }
+
+    fn insert(&mut self, c: Candidate) {
         if !self.is_full() {
             // Sift up from the new last entry.
             self.out.push((c.1, c.0));
