@@ -6,6 +6,10 @@
 //! the second made of [`Simulation::update_tree`] and [`Simulation::find_pairs`], so that a caller can time each with whatever clock it has (macroquad's in the demo,
 //! `std::time::Instant` in the headless mode). [`Simulation::step`] runs all three.
 //!
+//! This file holds [`Simulation`], its state and the broad phase; the rest has a file each:
+//! `config` ([`SimConfig`], [`Broadphase`], [`SimError`] and the checks of a setting),
+//! `spawn` (bursts and streams), `solver` (motion, walls, contacts), `timing` (phase times).
+//!
 //! ```
 //! use quadstress::sim::{SimConfig, Simulation};
 //! let mut sim = Simulation::new(SimConfig { seed: 7, ..SimConfig::default() }).unwrap();
@@ -18,185 +22,24 @@
 //! assert!(sim.particles().iter().all(|p| w.contains_rect(&p.rect(sim.config().particle_size))));
 //! ```
 
-use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 
 use crate::oracle::brute_force_pairs;
 use crate::quadtree::{f32_at_or_above, f32_at_or_below};
+use crate::{Config, ItemId, Quadtree, Rect};
 
+mod config;
+mod solver;
+mod spawn;
 mod timing;
-use crate::{Config, ItemId, Quadtree, QuadtreeError, Rect};
+
+use config::{last_fit, SPEED_CAP};
+pub use config::{Broadphase, SimConfig, SimError, MAX_PARTICLES};
 pub use timing::{percentile, PhaseTimes};
-
-/// The largest `max_particles` a simulation accepts: particles are indexed by `u32`, and the
-/// tree holds at most `u32::MAX - 1` items.
-pub const MAX_PARTICLES: usize = u32::MAX as usize - 1;
-
-/// The fastest any particle moves, in world units per second, whatever the world: keeps every
-/// sum and product of velocities in the solver finite (a collision can hand one particle
-/// more speed than the limit, but never `2^20` times more).
-const SPEED_CAP: f32 = f32::MAX / (1u32 << 20) as f32;
-
-/// How contacts are found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Broadphase {
-    /// One tree for the whole run; each step moves every particle with `Quadtree::update`.
-    #[default]
-    Incremental,
-    /// The tree is cleared and bulk-loaded again every step.
-    Rebuild,
-    /// Every pair of particles is tested: O(n²), the reference.
-    BruteForce,
-}
-
-impl Broadphase {
-    /// All modes, in the order the demo cycles through them.
-    pub const ALL: [Broadphase; 3] = [
-        Broadphase::Incremental,
-        Broadphase::Rebuild,
-        Broadphase::BruteForce,
-    ];
-
-    /// A short name for display.
-    ///
-    /// ```
-    /// assert_eq!(quadstress::sim::Broadphase::BruteForce.name(), "brute force");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Broadphase::Incremental => "quadtree (incremental)",
-            Broadphase::Rebuild => "quadtree (rebuilt)",
-            Broadphase::BruteForce => "brute force",
-        }
-    }
-
-    /// The next mode, wrapping around.
-    ///
-    /// ```
-    /// use quadstress::sim::Broadphase;
-    /// assert_eq!(Broadphase::BruteForce.next(), Broadphase::Incremental);
-    /// ```
-    pub fn next(self) -> Self {
-        let i = Self::ALL.iter().position(|&m| m == self).unwrap_or(0);
-        Self::ALL[(i + 1) % Self::ALL.len()]
-    }
-}
-
-/// Settings of a [`Simulation`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SimConfig {
-    /// The walls: no particle ever leaves this rectangle.
-    pub world: Rect,
-    /// Side of the square particles (seed 004's stress test used 8).
-    pub particle_size: f32,
-    /// Most particles alive at once; spawning past it is refused. At most [`MAX_PARTICLES`].
-    pub max_particles: usize,
-    /// Downward acceleration in world units per second², used while `gravity_on`.
-    pub gravity: f32,
-    /// Whether gravity pulls.
-    pub gravity_on: bool,
-    /// Bounciness of contacts and walls: 1 keeps all kinetic energy, 0 none.
-    pub restitution: f32,
-    /// Tree capacity and depth.
-    pub tree: Config,
-    /// Seed of the random generator: the same seed and inputs give the same run.
-    pub seed: u64,
-    /// How contacts are found.
-    pub broadphase: Broadphase,
-    /// Passes over the contact list per step. More passes let a correction travel further
-    /// through a stack in one step, so piles sink less; each pass costs one sweep of the list.
-    pub solver_iterations: u32,
-}
-
-impl Default for SimConfig {
-    fn default() -> Self {
-        SimConfig {
-            world: Rect::new(0.0, 0.0, 2048.0, 1536.0),
-            particle_size: 8.0,
-            max_particles: 1_000_000,
-            gravity: 400.0,
-            gravity_on: true,
-            restitution: 0.5,
-            tree: Config::default(),
-            seed: 1,
-            broadphase: Broadphase::Incremental,
-            solver_iterations: 1,
-        }
-    }
-}
-
-impl SimConfig {
-    /// A square world that `n` particles of the default size cover to about `coverage`
-    /// (0.1 = 10% of its area).
-    ///
-    /// ```
-    /// let c = quadstress::sim::SimConfig::with_coverage(100_000, 0.1);
-    /// assert_eq!(c.world.width(), 8000.0);
-    /// ```
-    pub fn with_coverage(n: usize, coverage: f32) -> Self {
-        let base = SimConfig::default();
-        let side = (n as f32 * base.particle_size * base.particle_size / coverage).sqrt();
-        SimConfig {
-            world: Rect::new(0.0, 0.0, side.ceil(), side.ceil()),
-            ..base
-        }
-    }
-}
-
-/// What the simulation refuses.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SimError {
-    /// The particle cap was reached: `spawned` particles were added, `refused` were not.
-    CapReached {
-        /// The cap.
-        cap: usize,
-        /// Particles added by the call before the cap was reached.
-        spawned: usize,
-        /// Particles the call could not add.
-        refused: usize,
-    },
-    /// A time step that is negative, NaN or infinite.
-    BadTimeStep(f32),
-    /// A bad setting: the message says which.
-    BadConfig(&'static str),
-    /// A position or vector that is NaN or infinite.
-    NonFinite,
-    /// An error of the tree.
-    Tree(QuadtreeError),
-}
-
-impl fmt::Display for SimError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SimError::CapReached {
-                cap,
-                spawned,
-                refused,
-            } => write!(
-                f,
-                "particle cap of {cap} reached: spawned {spawned}, refused {refused}"
-            ),
-            SimError::BadTimeStep(dt) => {
-                write!(f, "time step {dt} is not a finite, non-negative number")
-            }
-            SimError::BadConfig(why) => write!(f, "bad simulation setting: {why}"),
-            SimError::NonFinite => write!(f, "position or velocity is NaN or infinite"),
-            SimError::Tree(e) => write!(f, "quadtree: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for SimError {}
-
-impl From<QuadtreeError> for SimError {
-    fn from(e: QuadtreeError) -> Self {
-        SimError::Tree(e)
-    }
-}
 
 /// One particle: a square of the simulation's `particle_size`, by its top-left corner.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -233,60 +76,6 @@ pub struct StepCounts {
     /// Pairs of squares the broad phase tested; brute force tests `n * (n - 1) / 2`.
     pub pairs_tested: u64,
 }
-
-/// Keeps one coordinate in `[lo, hi]`, reflecting (and damping by `e`) a velocity that points
-/// out of the range.
-fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, e: f32) {
-    if *pos < lo {
-        *pos = lo;
-        *vel = vel.abs() * e;
-    } else if *pos > hi {
-        *pos = hi;
-        *vel = -vel.abs() * e;
-    }
-}
-
-/// The largest `x` in `[min, max]` whose square of side `size` still ends at or before `max`
-/// once `x + size` is rounded to `f32`, or `None` if even `min` does not fit. `max - size`
-/// can be a rounding step off either way, so this searches the `f32`s between `min` and `max`
-/// (in the order of their bit patterns: at most 32 halvings).
-fn last_fit(min: f32, max: f32, size: f32) -> Option<f32> {
-    let fits = |x: f32| x + size <= max;
-    if !fits(min) {
-        return None;
-    }
-    // Finite floats in order map to integers in order.
-    let key = |v: f32| {
-        let b = v.to_bits() as i32;
-        if b < 0 {
-            i32::MIN - b
-        } else {
-            b
-        }
-    };
-    let value = |k: i32| f32::from_bits(if k < 0 { i32::MIN - k } else { k } as u32);
-    let (mut lo, mut hi) = (key(min) as i64, key(max) as i64);
-    // Invariant: value(lo) fits; everything above hi does not.
-    while lo < hi {
-        let mid = lo + (hi - lo + 1) / 2;
-        if fits(value(mid as i32)) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    Some(value(lo as i32))
-}
-
-/// A bright palette; particles take a colour from it at random.
-const PALETTE: [[u8; 4]; 6] = [
-    [255, 99, 71, 255],
-    [255, 215, 0, 255],
-    [50, 205, 50, 255],
-    [0, 191, 255, 255],
-    [238, 130, 238, 255],
-    [255, 255, 255, 255],
-];
 
 /// The particle system. See the [module documentation](self).
 ///
@@ -472,121 +261,6 @@ impl Simulation {
         self.counts = StepCounts::default();
     }
 
-    fn add(&mut self, x: f32, y: f32, vx: f32, vy: f32) -> Result<(), SimError> {
-        let s = self.config.particle_size;
-        let w = self.config.world;
-        let x = x.clamp(w.min_x, self.wall_x);
-        let y = y.clamp(w.min_y, self.wall_y);
-        let limit = self.speed_limit;
-        let (vx, vy) = (vx.clamp(-limit, limit), vy.clamp(-limit, limit));
-        let color = PALETTE[self.rng.random_range(0..PALETTE.len())];
-        let index = self.particles.len() as u32;
-        let id = self.tree.insert(Rect::new(x, y, x + s, y + s), index)?;
-        self.particles.push(Particle {
-            x,
-            y,
-            vx,
-            vy,
-            color,
-        });
-        self.ids.push(id);
-        self.anchors.push((x, y));
-        Ok(())
-    }
-
-    /// Room left under the cap, and the error to return if `n` does not fit.
-    fn room_for(&self, n: usize) -> (usize, Option<SimError>) {
-        let room = self
-            .config
-            .max_particles
-            .saturating_sub(self.particles.len());
-        if n <= room {
-            (n, None)
-        } else {
-            let err = SimError::CapReached {
-                cap: self.config.max_particles,
-                spawned: room,
-                refused: n - room,
-            };
-            (room, Some(err))
-        }
-    }
-
-    /// Adds `n` particles at random positions in the world with small random velocities.
-    /// Returns how many were added.
-    ///
-    /// # Errors
-    /// [`SimError::CapReached`] if the cap cuts the burst short; the particles that fit were
-    /// added.
-    ///
-    /// ```
-    /// use quadstress::sim::{SimConfig, SimError, Simulation};
-    /// let mut sim = Simulation::new(SimConfig { max_particles: 10, ..SimConfig::default() }).unwrap();
-    /// assert_eq!(sim.spawn_burst(8), Ok(8));
-    /// assert_eq!(sim.spawn_burst(5), Err(SimError::CapReached { cap: 10, spawned: 2, refused: 3 }));
-    /// assert_eq!(sim.len(), 10);
-    /// ```
-    pub fn spawn_burst(&mut self, n: usize) -> Result<usize, SimError> {
-        let (fits, err) = self.room_for(n);
-        let w = self.config.world;
-        // Room for what is spawned, never for the whole request up front: with a high cap,
-        // a huge request grows the buffers as particles arrive.
-        let ahead = fits.min(1 << 16);
-        self.particles.reserve(ahead);
-        self.ids.reserve(ahead);
-        self.anchors.reserve(ahead);
-        for _ in 0..fits {
-            let x = self.rng.random_range(w.min_x..=self.wall_x);
-            let y = self.rng.random_range(w.min_y..=self.wall_y);
-            let vx = self.rng.random_range(-60.0..=60.0);
-            let vy = self.rng.random_range(-60.0..=60.0);
-            self.add(x, y, vx, vy)?;
-        }
-        err.map_or(Ok(fits), Err)
-    }
-
-    /// Adds `n` particles around the point `(x, y)` (clamped into the world), within `spread`
-    /// of it, flying out at up to `speed`: a stream from the mouse. A spread wider than the
-    /// world counts as the world's width or height, whichever is larger, and a speed above
-    /// the speed limit as the limit; particles land clamped into the world.
-    ///
-    /// # Errors
-    /// [`SimError::NonFinite`] for a bad point, spread or speed (nothing added);
-    /// [`SimError::CapReached`] as for [`spawn_burst`](Self::spawn_burst).
-    ///
-    /// ```
-    /// use quadstress::sim::{SimConfig, Simulation};
-    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
-    /// assert_eq!(sim.spawn_stream(100.0, 100.0, 10, 5.0, 50.0), Ok(10));
-    /// assert!(sim.particles().iter().all(|p| (p.x - 100.0).abs() <= 5.0));
-    /// assert!(sim.spawn_stream(f32::NAN, 0.0, 1, 5.0, 50.0).is_err());
-    /// ```
-    pub fn spawn_stream(
-        &mut self,
-        x: f32,
-        y: f32,
-        n: usize,
-        spread: f32,
-        speed: f32,
-    ) -> Result<usize, SimError> {
-        if ![x, y, spread, speed].iter().all(|v| v.is_finite()) {
-            return Err(SimError::NonFinite);
-        }
-        let w = self.config.world;
-        let (x, y) = (x.clamp(w.min_x, self.wall_x), y.clamp(w.min_y, self.wall_y));
-        let spread = spread.abs().min(w.width().max(w.height()));
-        let speed = speed.abs().min(self.speed_limit);
-        let (fits, err) = self.room_for(n);
-        for _ in 0..fits {
-            let px = x + self.rng.random_range(-spread..=spread);
-            let py = y + self.rng.random_range(-spread..=spread);
-            let vx = self.rng.random_range(-speed..=speed);
-            let vy = self.rng.random_range(-speed..=speed);
-            self.add(px, py, vx, vy)?;
-        }
-        err.map_or(Ok(fits), Err)
-    }
-
     /// Advances by `dt` seconds: [`integrate`](Self::integrate),
     /// [`find_contacts`](Self::find_contacts), [`resolve`](Self::resolve).
     ///
@@ -605,45 +279,6 @@ impl Simulation {
         self.find_contacts();
         self.resolve();
         Ok(())
-    }
-
-    /// Phase 1: gravity, motion, and the walls.
-    ///
-    /// # Errors
-    /// [`SimError::BadTimeStep`] for a negative or non-finite `dt`; nothing moves then.
-    pub fn integrate(&mut self, dt: f32) -> Result<(), SimError> {
-        if !(dt.is_finite() && dt >= 0.0) {
-            return Err(SimError::BadTimeStep(dt));
-        }
-        // A speed limit keeps velocities finite whatever `dt` and gravity are; it is far
-        // above anything gravity reaches inside the world within a second.
-        let limit = self.speed_limit;
-        let g = if self.config.gravity_on {
-            (self.config.gravity * dt).clamp(-limit, limit)
-        } else {
-            0.0
-        };
-        for p in &mut self.particles {
-            p.vy += g;
-            p.vx = p.vx.clamp(-limit, limit);
-            p.vy = p.vy.clamp(-limit, limit);
-            p.x += p.vx * dt;
-            p.y += p.vy * dt;
-        }
-        self.keep_inside();
-        self.set_drift(f64::NAN);
-        Ok(())
-    }
-
-    /// Puts every particle back inside the walls, reflecting its velocity if it was moving out.
-    fn keep_inside(&mut self) {
-        let w = self.config.world;
-        let e = self.config.restitution;
-        let (wall_x, wall_y) = (self.wall_x, self.wall_y);
-        for p in &mut self.particles {
-            bounce(&mut p.x, &mut p.vx, w.min_x, wall_x, e);
-            bounce(&mut p.y, &mut p.vy, w.min_y, wall_y, e);
-        }
     }
 
     fn set_drift(&self, drift: f64) {
@@ -736,129 +371,6 @@ impl Simulation {
             contacts: self.contacts.len(),
             pairs_tested: tests,
         };
-    }
-
-    /// Phase 3: for each contact, an impulse along the contact normal (the axis of least
-    /// overlap) if the pair is closing, and a positional correction that pushes the squares
-    /// apart so stacks do not sink into each other. Then the walls again.
-    pub fn resolve(&mut self) {
-        let s = self.config.particle_size;
-        let e = self.config.restitution;
-        // Fix most of the overlap each step, but leave a sliver so resting stacks keep their
-        // contacts instead of jittering in and out of touch.
-        const CORRECTION: f32 = 0.8;
-        let slop = 0.01 * s;
-        for _ in 0..self.config.solver_iterations {
-            self.solve_pass(s, e, CORRECTION, slop);
-        }
-        if self.config.gravity_on && self.config.gravity > 0.0 {
-            self.shock_pass(s, slop);
-        }
-        self.keep_inside();
-        self.set_drift(f64::NAN);
-    }
-
-    /// Shock propagation: one pass over the vertical contacts from the floor up, treating the
-    /// lower particle of each as immovable. A correction then travels through a whole stack in
-    /// one step instead of one particle per pass, so piles hold their height under gravity.
-    fn shock_pass(&mut self, s: f32, slop: f32) {
-        // The contacts in order of the row (one particle high) of their lower particle,
-        // floor first. Rows count from the floor and the sort only spans the rows that hold
-        // contacts: a counting sort over them when they are few, O(contacts), where a
-        // comparison sort took most of the step; a comparison sort when contacts are spread
-        // over many more rows than there are contacts (never a table sized by the world).
-        let floor = self.config.world.max_y;
-        let particles = &self.particles;
-        let row_of = |&(a, b): &(u32, u32)| {
-            let (p, q) = (&particles[a as usize], &particles[b as usize]);
-            ((floor - p.y.max(q.y)) / s).max(0.0) as u64
-        };
-        // (row, contact) in contact order, and the range of rows.
-        let (mut first, mut last) = (u64::MAX, 0);
-        self.stack_rows.clear();
-        for (k, c) in self.contacts.iter().enumerate() {
-            let r = row_of(c);
-            first = first.min(r);
-            last = last.max(r);
-            self.stack_rows.push((r, k as u32));
-        }
-        self.stack_order.clear();
-        let n = self.stack_rows.len();
-        if n == 0 {
-            return;
-        }
-        if last - first < 2 * n as u64 + 64 {
-            let rows = (last - first + 1) as usize;
-            self.row_starts.clear();
-            self.row_starts.resize(rows + 1, 0);
-            for &(r, _) in &self.stack_rows {
-                self.row_starts[(r - first) as usize + 1] += 1;
-            }
-            for r in 0..rows {
-                self.row_starts[r + 1] += self.row_starts[r];
-            }
-            self.stack_order.resize(n, (0, 0));
-            for &(r, k) in &self.stack_rows {
-                let at = &mut self.row_starts[(r - first) as usize];
-                self.stack_order[*at as usize] = (r, k);
-                *at += 1;
-            }
-        } else {
-            std::mem::swap(&mut self.stack_order, &mut self.stack_rows);
-            // Keys are unique, so this is the order the counting sort gives.
-            self.stack_order.sort_unstable();
-        }
-        for &(_, k) in &self.stack_order {
-            let (a, b) = self.contacts[k as usize];
-            let (pa, pb) = (self.particles[a as usize], self.particles[b as usize]);
-            let (hi, mut upper, lower) = if pa.y >= pb.y {
-                (b, pb, pa)
-            } else {
-                (a, pa, pb)
-            };
-            let (ox, oy) = (s - (upper.x - lower.x).abs(), s - (lower.y - upper.y));
-            if ox <= 0.0 || oy <= 0.0 || ox < oy {
-                continue; // apart now, or a side contact: the regular passes handled it
-            }
-            upper.y -= (oy - slop).max(0.0);
-            upper.vy = upper.vy.min(lower.vy);
-            self.particles[hi as usize] = upper;
-        }
-    }
-
-    fn solve_pass(&mut self, s: f32, e: f32, correction: f32, slop: f32) {
-        for &(a, b) in &self.contacts {
-            let (pa, pb) = (self.particles[a as usize], self.particles[b as usize]);
-            let (dx, dy) = (pb.x - pa.x, pb.y - pa.y);
-            let (ox, oy) = (s - dx.abs(), s - dy.abs());
-            if ox < 0.0 || oy < 0.0 {
-                continue; // moved apart while resolving earlier contacts
-            }
-            // Normal from a to b along the axis of least penetration; coincident squares are
-            // separated along x, by index order, so the result is deterministic.
-            let (nx, ny, depth) = if ox < oy {
-                (if dx < 0.0 { -1.0 } else { 1.0 }, 0.0, ox)
-            } else {
-                (0.0, if dy < 0.0 { -1.0 } else { 1.0 }, oy)
-            };
-            let closing = (pb.vx - pa.vx) * nx + (pb.vy - pa.vy) * ny;
-            let (mut ua, mut ub) = (pa, pb);
-            if closing < 0.0 {
-                // Equal masses: each takes half of the impulse (1 + e) * closing.
-                let j = -(1.0 + e) * closing * 0.5;
-                ua.vx -= j * nx;
-                ua.vy -= j * ny;
-                ub.vx += j * nx;
-                ub.vy += j * ny;
-            }
-            let push = (depth - slop).max(0.0) * correction * 0.5;
-            ua.x -= push * nx;
-            ua.y -= push * ny;
-            ub.x += push * nx;
-            ub.y += push * ny;
-            self.particles[a as usize] = ua;
-            self.particles[b as usize] = ub;
-        }
     }
 
     /// Total kinetic energy, with unit mass per particle.

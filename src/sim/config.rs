@@ -1,0 +1,204 @@
+//! The simulation's settings ([`SimConfig`], [`Broadphase`]), its limits and its errors
+//! ([`SimError`]), and the wall positions every accepted setting must allow.
+
+use std::fmt;
+
+use crate::{Config, QuadtreeError, Rect};
+
+/// The largest `max_particles` a simulation accepts: particles are indexed by `u32`, and the
+/// tree holds at most `u32::MAX - 1` items.
+pub const MAX_PARTICLES: usize = u32::MAX as usize - 1;
+
+/// The fastest any particle moves, in world units per second, whatever the world: keeps every
+/// sum and product of velocities in the solver finite (a collision can hand one particle
+/// more speed than the limit, but never `2^20` times more).
+pub(super) const SPEED_CAP: f32 = f32::MAX / (1u32 << 20) as f32;
+
+/// How contacts are found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Broadphase {
+    /// One tree for the whole run; each step moves every particle with `Quadtree::update`.
+    #[default]
+    Incremental,
+    /// The tree is cleared and bulk-loaded again every step.
+    Rebuild,
+    /// Every pair of particles is tested: O(n²), the reference.
+    BruteForce,
+}
+
+impl Broadphase {
+    /// All modes, in the order the demo cycles through them.
+    pub const ALL: [Broadphase; 3] = [
+        Broadphase::Incremental,
+        Broadphase::Rebuild,
+        Broadphase::BruteForce,
+    ];
+
+    /// A short name for display.
+    ///
+    /// ```
+    /// assert_eq!(quadstress::sim::Broadphase::BruteForce.name(), "brute force");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Broadphase::Incremental => "quadtree (incremental)",
+            Broadphase::Rebuild => "quadtree (rebuilt)",
+            Broadphase::BruteForce => "brute force",
+        }
+    }
+
+    /// The next mode, wrapping around.
+    ///
+    /// ```
+    /// use quadstress::sim::Broadphase;
+    /// assert_eq!(Broadphase::BruteForce.next(), Broadphase::Incremental);
+    /// ```
+    pub fn next(self) -> Self {
+        let i = Self::ALL.iter().position(|&m| m == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+}
+
+/// Settings of a [`Simulation`](super::Simulation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimConfig {
+    /// The walls: no particle ever leaves this rectangle.
+    pub world: Rect,
+    /// Side of the square particles (seed 004's stress test used 8).
+    pub particle_size: f32,
+    /// Most particles alive at once; spawning past it is refused. At most [`MAX_PARTICLES`].
+    pub max_particles: usize,
+    /// Downward acceleration in world units per second², used while `gravity_on`.
+    pub gravity: f32,
+    /// Whether gravity pulls.
+    pub gravity_on: bool,
+    /// Bounciness of contacts and walls: 1 keeps all kinetic energy, 0 none.
+    pub restitution: f32,
+    /// Tree capacity and depth.
+    pub tree: Config,
+    /// Seed of the random generator: the same seed and inputs give the same run.
+    pub seed: u64,
+    /// How contacts are found.
+    pub broadphase: Broadphase,
+    /// Passes over the contact list per step. More passes let a correction travel further
+    /// through a stack in one step, so piles sink less; each pass costs one sweep of the list.
+    pub solver_iterations: u32,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            world: Rect::new(0.0, 0.0, 2048.0, 1536.0),
+            particle_size: 8.0,
+            max_particles: 1_000_000,
+            gravity: 400.0,
+            gravity_on: true,
+            restitution: 0.5,
+            tree: Config::default(),
+            seed: 1,
+            broadphase: Broadphase::Incremental,
+            solver_iterations: 1,
+        }
+    }
+}
+
+impl SimConfig {
+    /// A square world that `n` particles of the default size cover to about `coverage`
+    /// (0.1 = 10% of its area).
+    ///
+    /// ```
+    /// let c = quadstress::sim::SimConfig::with_coverage(100_000, 0.1);
+    /// assert_eq!(c.world.width(), 8000.0);
+    /// ```
+    pub fn with_coverage(n: usize, coverage: f32) -> Self {
+        let base = SimConfig::default();
+        let side = (n as f32 * base.particle_size * base.particle_size / coverage).sqrt();
+        SimConfig {
+            world: Rect::new(0.0, 0.0, side.ceil(), side.ceil()),
+            ..base
+        }
+    }
+}
+
+/// What the simulation refuses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SimError {
+    /// The particle cap was reached: `spawned` particles were added, `refused` were not.
+    CapReached {
+        /// The cap.
+        cap: usize,
+        /// Particles added by the call before the cap was reached.
+        spawned: usize,
+        /// Particles the call could not add.
+        refused: usize,
+    },
+    /// A time step that is negative, NaN or infinite.
+    BadTimeStep(f32),
+    /// A bad setting: the message says which.
+    BadConfig(&'static str),
+    /// A position or vector that is NaN or infinite.
+    NonFinite,
+    /// An error of the tree.
+    Tree(QuadtreeError),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::CapReached {
+                cap,
+                spawned,
+                refused,
+            } => write!(
+                f,
+                "particle cap of {cap} reached: spawned {spawned}, refused {refused}"
+            ),
+            SimError::BadTimeStep(dt) => {
+                write!(f, "time step {dt} is not a finite, non-negative number")
+            }
+            SimError::BadConfig(why) => write!(f, "bad simulation setting: {why}"),
+            SimError::NonFinite => write!(f, "position or velocity is NaN or infinite"),
+            SimError::Tree(e) => write!(f, "quadtree: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+impl From<QuadtreeError> for SimError {
+    fn from(e: QuadtreeError) -> Self {
+        SimError::Tree(e)
+    }
+}
+
+/// The largest `x` in `[min, max]` whose square of side `size` still ends at or before `max`
+/// once `x + size` is rounded to `f32`, or `None` if even `min` does not fit. `max - size`
+/// can be a rounding step off either way, so this searches the `f32`s between `min` and `max`
+/// (in the order of their bit patterns: at most 32 halvings).
+pub(super) fn last_fit(min: f32, max: f32, size: f32) -> Option<f32> {
+    let fits = |x: f32| x + size <= max;
+    if !fits(min) {
+        return None;
+    }
+    // Finite floats in order map to integers in order.
+    let key = |v: f32| {
+        let b = v.to_bits() as i32;
+        if b < 0 {
+            i32::MIN - b
+        } else {
+            b
+        }
+    };
+    let value = |k: i32| f32::from_bits(if k < 0 { i32::MIN - k } else { k } as u32);
+    let (mut lo, mut hi) = (key(min) as i64, key(max) as i64);
+    // Invariant: value(lo) fits; everything above hi does not.
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        if fits(value(mid as i32)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(value(lo as i32))
+}
