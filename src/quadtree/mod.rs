@@ -249,6 +249,73 @@ impl<T> Quadtree<T> {
         Ok(tree)
     }
 
+    /// An empty tree over `world` with the given settings and room for `n` items: inserting
+    /// them one by one never grows the handle table (each growth copies every handle stored so
+    /// far), and the node table gets room for as many nodes as evenly spread or clustered items
+    /// make. Nodes' item lists still grow as their cells fill, since where the items go is not
+    /// known in advance.
+    ///
+    /// # Errors
+    /// As [`with_config`](Self::with_config).
+    ///
+    /// ```
+    /// use quadstress::{Config, Quadtree, Rect};
+    /// let world = Rect::new(0.0, 0.0, 100.0, 100.0);
+    /// let mut tree = Quadtree::with_capacity(world, Config::default(), 10_000).unwrap();
+    /// assert!(tree.is_empty() && tree.capacity() >= 10_000);
+    /// let room = tree.capacity();
+    /// for i in 0..10_000 {
+    ///     let (x, y) = ((i % 100) as f32, (i / 100) as f32);
+    ///     tree.insert(Rect::from_min_size(x, y, 0.5, 0.5), i).unwrap();
+    /// }
+    /// assert_eq!(tree.capacity(), room); // nothing grew
+    /// ```
+    pub fn with_capacity(world: Rect, config: Config, n: usize) -> Result<Self, QuadtreeError> {
+        let mut tree = Self::with_config(world, config)?;
+        tree.reserve(n);
+        Ok(tree)
+    }
+
+    /// Makes room for `additional` more items than the tree holds, as
+    /// [`with_capacity`](Self::with_capacity) does for a new tree: inserting them never grows
+    /// the handle table. Slots freed by removals count as room.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0)).unwrap();
+    /// tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 'a').unwrap();
+    /// tree.reserve(500);
+    /// assert!(tree.capacity() >= 501);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        let free = self.slots.len() - self.len;
+        self.slots.reserve(additional.saturating_sub(free));
+        // Leaves of evenly spread items end up about half full on average, and there are
+        // 4/3 nodes per leaf: under three nodes per `capacity` items, so four leave a margin,
+        // and never more than a full tree of `max_depth`. Adversarial data can need more (a
+        // chain of splits that each leave three children empty); the table then grows.
+        let items = self.len.saturating_add(additional);
+        let full_tree = ((4usize << (2 * self.config.max_depth as usize)) - 1) / 3;
+        let nodes = (items / self.config.capacity)
+            .saturating_mul(4)
+            .saturating_add(5)
+            .min(full_tree);
+        self.nodes
+            .reserve(nodes.saturating_sub(self.nodes.len() + 4 * self.free_blocks.len()));
+    }
+
+    /// How many items the tree has room for before its handle table must grow.
+    ///
+    /// ```
+    /// use quadstress::{Config, Quadtree, Rect};
+    /// let world = Rect::new(0.0, 0.0, 1.0, 1.0);
+    /// let tree = Quadtree::<()>::with_capacity(world, Config::default(), 64).unwrap();
+    /// assert!(tree.capacity() >= 64);
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.slots.capacity()
+    }
+
     /// The world rectangle the tree subdivides.
     ///
     /// ```
@@ -500,5 +567,43 @@ impl<T> Quadtree<T> {
     /// ```
     pub fn contains(&self, id: ItemId) -> bool {
         self.live_slot(id).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree made with room for its items grows neither its handle table nor its node table
+    /// while they go in one by one, for even and crowded data, exact and loose.
+    #[test]
+    fn reserved_trees_do_not_grow_their_tables() {
+        for placement in [Placement::Exact, Placement::Loose] {
+            for (n, spread) in [(5_000usize, 100.0f32), (20_000, 3.0), (300, 100.0)] {
+                let config = Config {
+                    capacity: 8,
+                    placement,
+                    ..Config::default()
+                };
+                let world = Rect::new(0.0, 0.0, 100.0, 100.0);
+                let mut tree = Quadtree::with_capacity(world, config, n).unwrap();
+                let (slots, nodes) = (tree.slots.capacity(), tree.nodes.capacity());
+                let mut seed = 1u32;
+                for i in 0..n {
+                    seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    let x = (seed >> 8) as f32 / (1u32 << 24) as f32 * spread;
+                    let y = (i as f32 * 0.618).fract() * spread;
+                    tree.insert(Rect::from_min_size(x, y, 0.25, 0.25), i)
+                        .unwrap();
+                }
+                assert_eq!(tree.len(), n);
+                assert_eq!(
+                    (tree.slots.capacity(), tree.nodes.capacity()),
+                    (slots, nodes),
+                    "{placement:?}, {n} items over {spread}"
+                );
+                tree.validate().unwrap();
+            }
+        }
     }
 }

@@ -122,8 +122,10 @@ fn tree_configs() -> [(&'static str, Config); 2] {
     ]
 }
 
+/// One-by-one inserts into a new tree made with room for them all, as a caller who knows the
+/// count makes it.
 fn build(world: Rect, config: Config, rects: &[Rect]) -> (Quadtree<u32>, Vec<ItemId>) {
-    let mut tree = Quadtree::with_config(world, config).unwrap();
+    let mut tree = Quadtree::with_capacity(world, config, rects.len()).unwrap();
     let ids = rects
         .iter()
         .enumerate()
