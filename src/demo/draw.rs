@@ -181,6 +181,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     canvas.tint(qx, qy, qw, qh, QUAD_FILL.0, QUAD_FILL.1);
     let size = sim.config().particle_size;
     let px = view.particle_px(size);
+    let side = px as i32;
     let seen = view.visible_world();
     for (i, p) in sim.particles().iter().enumerate() {
         if p.x > seen.max_x
@@ -203,8 +204,8 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
                 }
             }
         };
-        let (sx, sy) = view.snap(p.x, p.y);
-        canvas.fill(sx, sy, px, px, color);
+        let (sx, sy) = view.snap_px(p.x, p.y);
+        canvas.square(sx, sy, side, color);
     }
     let report = app.report_shown();
     if report {
