@@ -82,18 +82,18 @@ fn main() {
     }
 }
 
-/// Median of `reps` timings of `f`.
+/// Median of `reps` timings of `f`, by the percentile rule the demo's reports use.
 fn median<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, R) {
-    let mut times = Vec::with_capacity(reps);
+    let mut seconds = Vec::with_capacity(reps);
     let mut last = None;
     for _ in 0..reps {
         let t = Instant::now();
         let r = std::hint::black_box(f());
-        times.push(t.elapsed());
+        seconds.push(t.elapsed().as_secs_f64());
         last = Some(r);
     }
-    times.sort();
-    (times[reps / 2], last.unwrap())
+    let median = quadstress::sim::percentile(&mut seconds, 0.5).expect("at least one repetition");
+    (Duration::from_secs_f64(median), last.unwrap())
 }
 
 fn ms(d: Duration) -> f64 {
