@@ -27,8 +27,11 @@ pub const QUAD_EDGE: Color = Color::new(40.0 / 255.0, 110.0 / 255.0, 1.0, 1.0);
 pub const QUAD_FILL: ([u8; 3], u8) = ([40, 110, 255], 56);
 /// Particles found by the quad's query.
 pub const HIGHLIGHT: [u8; 4] = [255, 0, 255, 255];
-/// The tint of the leaves the quad's query visited, and its opacity.
-pub const VISITED_TINT: ([u8; 3], u8) = ([60, 200, 255], 72);
+/// The tint of the leaves the quad's query visited, and its opacity: it lightens what is
+/// under it, particles and floor alike.
+pub const VISITED_TINT: ([u8; 3], u8) = ([255, 255, 255], 64);
+/// The outline of the leaves the quad's query visited, drawn over the node outlines.
+pub const VISITED_EDGE: [u8; 4] = [255, 255, 255, 255];
 /// Node outline colour per depth, shallow to deep: bright, and never a particle's colour.
 pub const OUTLINE_COLORS: [[u8; 4]; 11] = [
     [255, 255, 255, 255],
@@ -218,7 +221,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         for &i in &app.hits {
             if let Some(p) = sim.particles().get(i as usize) {
                 let (sx, sy) = view.snap(p.x, p.y);
-                canvas.fill(sx - 1.0, sy - 1.0, px + 2.0, px + 2.0, HIGHLIGHT);
+                canvas.fill(sx, sy, px, px, HIGHLIGHT);
             }
         }
     }
@@ -233,6 +236,12 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
                     node_box(view, &node.rect, depth, config.placement, config.max_depth);
                 canvas.outline(x0, y0, x1, y1, color);
             }
+        }
+    }
+    if report {
+        for (rect, _) in app.visited.iter().filter(|(_, leaf)| *leaf) {
+            let [x0, y0, x1, y1] = node_box(view, rect, 0, Placement::Exact, 0);
+            canvas.outline(x0, y0, x1, y1, VISITED_EDGE);
         }
     }
     canvas.present();
@@ -349,6 +358,15 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         sim.broadphase().name(),
         if sim.config().gravity_on { "on" } else { "off" },
     );
+    if screen_height() < 420.0 || screen_width() < 480.0 {
+        // A small window keeps the world visible: the first two lines and the legend.
+        let end = hud.match_indices('\n').nth(1).map_or(hud.len(), |(i, _)| i);
+        hud.truncate(end);
+        let (_, step) = text_size();
+        let (_, h) = panel(hud, 4.0, 4.0, false, step + 4.0, None);
+        draw_legend(app, stats, hud, 12.0, 4.0 + h - 6.0);
+        return;
+    }
     let (_, step) = text_size();
     let graph_h = 30.0;
     let (w, h) = panel(hud, 4.0, 4.0, false, graph_h + 8.0 + step, None);

@@ -242,7 +242,7 @@ fn blend(under: [u8; 3], rgb: [u8; 3], alpha: u32) -> [u8; 3] {
 
 const FLOOR: [u8; 3] = [28, 31, 41];
 const QUAD_FILL: ([u8; 3], u32) = ([40, 110, 255], 56);
-const VISITED_TINT: ([u8; 3], u32) = ([60, 200, 255], 72);
+const VISITED_TINT: ([u8; 3], u32) = ([255, 255, 255], 64);
 
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
@@ -587,6 +587,16 @@ fn node_outlines_are_drawn_and_subdivision_shows() {
         shot.to_str().unwrap(),
     ]);
     let img = Png::read(&shot);
+    // The root's outline, in white, is inside the window on all four sides (the world fills
+    // the 1024x768 window exactly).
+    let white = [255, 255, 255];
+    let (w, h) = (img.width, img.height);
+    let right = (250..h).filter(|&y| img.is(w - 1, y, white)).count();
+    let bottom = (0..w).filter(|&x| img.is(x, h - 1, white)).count();
+    let left = (250..h).filter(|&y| img.is(0, y, white)).count();
+    assert!(right * 10 >= (h - 250) * 9, "right edge at {right} rows");
+    assert!(left * 10 >= (h - 250) * 9, "left edge at {left} rows");
+    assert!(bottom * 10 >= w * 9, "bottom edge at {bottom} columns");
     // The root splits: its vertical centre line (world x = 1536, screen x = 512) is drawn down
     // the whole window, below the HUD, in the depth-1 colour.
     let depth1 = [255, 217, 77];
