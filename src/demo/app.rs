@@ -214,9 +214,12 @@ impl App {
     pub fn handle_input(&mut self, dt: f32, view: &View) {
         for b in BINDINGS {
             let active = match (b.input, b.trigger) {
-                (Input::Key(k), Trigger::Held) => is_key_down(k),
+                // A press and release between two frames still counts as held for a frame.
+                (Input::Key(k), Trigger::Held) => is_key_down(k) || is_key_pressed(k),
                 (Input::Key(k), Trigger::Pressed) => is_key_pressed(k),
-                (Input::Mouse(m), Trigger::Held) => is_mouse_button_down(m),
+                (Input::Mouse(m), Trigger::Held) => {
+                    is_mouse_button_down(m) || is_mouse_button_pressed(m)
+                }
                 (Input::Mouse(m), Trigger::Pressed) => is_mouse_button_pressed(m),
                 (Input::Wheel, _) => mouse_wheel().1 != 0.0,
             };
