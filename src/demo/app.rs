@@ -19,9 +19,10 @@ use super::view::{Camera, View};
 pub const WORLD: Rect = Rect::new(0.0, 0.0, 3072.0, 2304.0);
 /// Side of a particle in world units: 8 px at 1:1.
 pub const PARTICLE_SIZE: f32 = 8.0;
-/// The largest share of the world's area the particles may cover. Past it a settled pile
-/// under gravity no longer fits below the ceiling without particles pressed into each other
-/// (see `pile.packing` in the headless mode), and the solver spends its time on overlaps.
+/// The largest share of the world's area the particles may cover. Past it a settled pile under
+/// gravity reaches the top of the world: no longer a pile but a packed box, pressed into
+/// itself, where the solver spends its steps on overlaps. The headless mode's `pile.packing`
+/// (the particles' area over the area under the pile's top) shows where that happens.
 pub const MAX_COVERAGE: f32 = 0.92;
 /// How long the right-click report stays on screen after the last click or move, in seconds.
 pub const REPORT_SECONDS: f64 = 4.0;

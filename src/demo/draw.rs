@@ -81,6 +81,8 @@ pub struct Scratch {
     depth: Vec<u8>,
     /// Whether each particle touches another one.
     touching: Vec<bool>,
+    /// The help overlay's lines, built once.
+    help: Vec<(&'static str, String)>,
 }
 
 impl Scratch {
@@ -90,6 +92,7 @@ impl Scratch {
             text: String::with_capacity(1024),
             depth: Vec::new(),
             touching: Vec::new(),
+            help: super::controls::help_lines().collect(),
         }
     }
 }
@@ -264,7 +267,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         draw_text(&app.message, 10.0, y, 20.0, TEXT);
     }
     if app.show_help {
-        draw_help();
+        draw_help(&scratch.help);
     }
 }
 
@@ -467,16 +470,14 @@ fn draw_report(app: &App, text: &mut String) {
     panel(text, screen_width() - 4.0, 4.0, true, 0.0, Some(QUAD_EDGE));
 }
 
-fn draw_help() {
+fn draw_help(lines: &[(&str, String)]) {
     let (size, step) = text_size();
     let label_w = 130.0;
-    let lines = super::controls::help_lines();
-    let mut text_w = 0.0f32;
-    let mut rows = 0;
-    for (_, help) in super::controls::help_lines() {
-        text_w = text_w.max(measure_text(&help, None, size as u16, 1.0).width);
-        rows += 1;
-    }
+    let text_w = lines
+        .iter()
+        .map(|(_, help)| measure_text(help, None, size as u16, 1.0).width)
+        .fold(0.0f32, f32::max);
+    let rows = lines.len();
     let (w, h) = (
         (label_w + text_w + 28.0).min(screen_width()),
         44.0 + rows as f32 * step,
@@ -486,10 +487,10 @@ fn draw_help() {
     draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.94));
     draw_rectangle_lines(x, y, w, h, 2.0, QUAD_EDGE);
     draw_text("controls", x + 12.0, y + 26.0, size + 6.0, TEXT);
-    for (i, (label, help)) in lines.enumerate() {
+    for (i, (label, help)) in lines.iter().enumerate() {
         let ty = y + 50.0 + i as f32 * step;
         draw_text(label, x + 12.0, ty, size + 4.0, QUAD_EDGE);
-        draw_text(&help, x + 12.0 + label_w, ty, size, TEXT);
+        draw_text(help, x + 12.0 + label_w, ty, size, TEXT);
     }
 }
 
