@@ -471,8 +471,13 @@ fn draw_report(app: &App, text: &mut String) {
 }
 
 fn draw_help(lines: &[(&str, String)]) {
+    // Every row fits the window's height, in smaller text if need be.
     let (size, step) = text_size();
-    let label_w = 130.0;
+    let step = step
+        .min((screen_height() - 56.0) / lines.len().max(1) as f32)
+        .max(6.0);
+    let size = size.min(step);
+    let label_w = 7.0 * (size + 4.0);
     let text_w = lines
         .iter()
         .map(|(_, help)| measure_text(help, None, size as u16, 1.0).width)
