@@ -1,0 +1,188 @@
+//! The simulation under hostile configurations and inputs: whatever it accepts, no call
+//! panics, every particle stays inside the walls with finite velocity, the tree stays valid
+//! and holds every particle, and `touching` agrees with a scan of the particles.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use quadstress::sim::{Broadphase, SimConfig, SimError, Simulation};
+use quadstress::{Config, Placement, Rect};
+use quadstress_fuzz::{Num, WorldSpec, R};
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Burst(u8),
+    BurstAll,
+    Stream(Num, Num, u8, Num, Num),
+    Step(Num),
+    StepFrame,
+    Broadphase(u8),
+    Gravity(bool),
+    Touching(R),
+    TreeConfig(u8, u8, bool),
+    Clear,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    world: WorldSpec,
+    size: Num,
+    cap: u16,
+    huge_cap: u8,
+    gravity: Num,
+    gravity_on: bool,
+    restitution: Num,
+    capacity: u8,
+    depth: u8,
+    broadphase: u8,
+    iterations: u8,
+    seed: u64,
+    ops: Vec<Op>,
+}
+
+fn mode(i: u8) -> Broadphase {
+    Broadphase::ALL[i as usize % Broadphase::ALL.len()]
+}
+
+fn check(sim: &Simulation) {
+    let c = sim.config();
+    let w = c.world;
+    let s = c.particle_size;
+    for (i, p) in sim.particles().iter().enumerate() {
+        assert!(
+            w.contains_rect(&p.rect(s)),
+            "particle {i} {p:?} outside {w:?}"
+        );
+        assert!(p.vx.is_finite() && p.vy.is_finite(), "particle {i} {p:?}");
+    }
+    assert_eq!(sim.tree().len(), sim.len());
+    if let Err(e) = sim.tree().validate() {
+        panic!("invariant broken: {}", e.message());
+    }
+    assert!(sim.kinetic_energy().is_finite());
+}
+
+fuzz_target!(|input: Input| {
+    let world = input.world.get();
+    let unit = Rect::new(0.0, 0.0, 1.0, 1.0);
+    let max_particles = match input.huge_cap % 8 {
+        0 => usize::MAX,
+        1 => 1 << 40,
+        2 => u32::MAX as usize,
+        _ => input.cap as usize % 600,
+    };
+    let config = SimConfig {
+        world,
+        particle_size: input.size.get(&world, false),
+        max_particles,
+        gravity: input.gravity.get(&unit, false),
+        gravity_on: input.gravity_on,
+        restitution: input.restitution.get(&unit, false),
+        tree: Config {
+            capacity: input.capacity as usize % 40,
+            max_depth: input.depth % 12,
+            placement: if input.capacity & 0x80 != 0 {
+                Placement::Loose
+            } else {
+                Placement::Exact
+            },
+        },
+        seed: input.seed,
+        broadphase: mode(input.broadphase),
+        solver_iterations: input.iterations as u32 % 6,
+    };
+    let Ok(mut sim) = Simulation::new(config) else {
+        return;
+    };
+    check(&sim);
+    let mut steps = 0;
+    for op in input.ops.into_iter().take(64) {
+        match op {
+            Op::Burst(n) => {
+                let before = sim.len();
+                match sim.spawn_burst(n as usize) {
+                    Ok(k) => assert_eq!(k, n as usize),
+                    Err(SimError::CapReached { spawned, .. }) => {
+                        assert_eq!(sim.len(), before + spawned)
+                    }
+                    Err(e) => panic!("spawn_burst: {e}"),
+                }
+            }
+            Op::BurstAll => {
+                // Only where the cap leaves little room: otherwise this spawns billions.
+                if sim.config().max_particles - sim.len() <= 600 {
+                    let r = sim.spawn_burst(usize::MAX);
+                    assert!(matches!(r, Err(SimError::CapReached { .. })), "{r:?}");
+                    assert_eq!(sim.len(), sim.config().max_particles);
+                }
+            }
+            Op::Stream(x, y, n, spread, speed) => {
+                let (x, y) = (x.get(&world, false), y.get(&world, true));
+                let (spread, speed) = (spread.get(&world, false), speed.get(&world, false));
+                let r = sim.spawn_stream(x, y, n as usize, spread, speed);
+                let finite = [x, y, spread, speed].iter().all(|v| v.is_finite());
+                match r {
+                    Ok(k) => assert!(finite && k == n as usize),
+                    Err(SimError::NonFinite) => assert!(!finite),
+                    Err(SimError::CapReached { .. }) => assert!(finite),
+                    Err(e) => panic!("spawn_stream: {e}"),
+                }
+            }
+            Op::Step(dt) => {
+                if steps >= 40 {
+                    continue;
+                }
+                steps += 1;
+                let dt = dt.get(&unit, false);
+                let before = sim.particles().to_vec();
+                match sim.step(dt) {
+                    Ok(()) => assert!(dt.is_finite() && dt >= 0.0),
+                    Err(SimError::BadTimeStep(_)) => {
+                        assert!(!(dt.is_finite() && dt >= 0.0));
+                        assert_eq!(sim.particles(), &before[..]);
+                    }
+                    Err(e) => panic!("step: {e}"),
+                }
+            }
+            Op::StepFrame => {
+                if steps >= 40 {
+                    continue;
+                }
+                steps += 1;
+                sim.step(1.0 / 60.0).unwrap();
+            }
+            Op::Broadphase(i) => sim.set_broadphase(mode(i)),
+            Op::Gravity(on) => sim.set_gravity(on),
+            Op::Touching(q) => {
+                let q = q.get(&world);
+                let mut out = Vec::new();
+                match sim.touching(&q, &mut out) {
+                    Ok(n) => {
+                        assert_eq!(n, sim.touching_brute_force(&q));
+                        out.sort_unstable();
+                        let s = sim.config().particle_size;
+                        let want: Vec<u32> = (0..sim.len() as u32)
+                            .filter(|&i| sim.particles()[i as usize].rect(s).intersects(&q))
+                            .collect();
+                        assert_eq!(out, want);
+                    }
+                    Err(_) => assert!(q.check().is_err()),
+                }
+            }
+            Op::TreeConfig(c, d, loose) => {
+                let cfg = Config {
+                    capacity: c as usize % 40,
+                    max_depth: d % 12,
+                    placement: if loose {
+                        Placement::Loose
+                    } else {
+                        Placement::Exact
+                    },
+                };
+                assert_eq!(sim.set_tree_config(cfg).is_ok(), cfg.check().is_ok());
+            }
+            Op::Clear => sim.clear(),
+        }
+        check(&sim);
+    }
+});

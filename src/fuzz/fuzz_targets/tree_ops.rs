@@ -1,0 +1,302 @@
+//! Random operation sequences with hostile values against a model (a plain list of items):
+//! every answer is checked against brute force, `validate()` runs after every operation.
+#![no_main]
+
+use std::ops::ControlFlow;
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use quadstress::{Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_DEPTH};
+use quadstress_fuzz::{
+    distance_squared, intersects, rect_error, world_is_valid, Num, WorldSpec, R,
+};
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Insert(R),
+    InsertMany(Vec<R>),
+    Remove(u16),
+    Update(u16, R),
+    QueryRect(R),
+    QueryPoint(Num, Num),
+    Circle(Num, Num, Num),
+    Nearest(Num, Num, u8),
+    Colliding(u16),
+    Pairs,
+    Stale(u16),
+    Foreign,
+    Clear,
+    SetConfig(u8, u8, bool),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    world: WorldSpec,
+    capacity: u8,
+    depth: u8,
+    loose: bool,
+    ops: Vec<Op>,
+}
+
+/// Most items the model holds: brute-force pairs stay cheap.
+const MAX_ITEMS: usize = 300;
+
+fn config(capacity: u8, depth: u8, loose: bool) -> Config {
+    Config {
+        capacity: capacity as usize % 70,
+        max_depth: depth % (MAX_DEPTH + 2),
+        placement: if loose {
+            Placement::Loose
+        } else {
+            Placement::Exact
+        },
+    }
+}
+
+fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
+    v.sort_unstable();
+    v
+}
+
+fuzz_target!(|input: Input| {
+    let world = input.world.get();
+    let cfg = config(input.capacity, input.depth, input.loose);
+    let made = Quadtree::<u32>::with_config(world, cfg);
+    if !world_is_valid(&world) {
+        assert_eq!(made.unwrap_err(), QuadtreeError::InvalidWorld, "{world:?}");
+        return;
+    }
+    let mut tree = match made {
+        Ok(t) => t,
+        Err(e) => {
+            assert_eq!(cfg.check(), Err(e));
+            return;
+        }
+    };
+    // Another tree, whose handles must never reach this one's items.
+    let mut other = Quadtree::<u32>::new(Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
+    let foreign: Vec<ItemId> = (0..4)
+        .map(|i| other.insert(Rect::new(0.0, 0.0, 0.5, 0.5), i).unwrap())
+        .collect();
+    let mut model: Vec<(ItemId, Rect, u32)> = Vec::new();
+    let mut stale: Vec<ItemId> = Vec::new();
+    let mut next_value = 0u32;
+    for op in input.ops.into_iter().take(400) {
+        match op {
+            Op::Insert(r) => {
+                if model.len() >= MAX_ITEMS {
+                    continue;
+                }
+                let r = r.get(&world);
+                match rect_error(&r) {
+                    Some(e) => assert_eq!(tree.insert(r, 0), Err(e)),
+                    None => {
+                        let id = tree.insert(r, next_value).unwrap();
+                        model.push((id, r, next_value));
+                        next_value += 1;
+                    }
+                }
+            }
+            Op::InsertMany(rs) => {
+                let rs: Vec<Rect> = rs
+                    .iter()
+                    .take(MAX_ITEMS - model.len())
+                    .map(|r| r.get(&world))
+                    .collect();
+                let bad = rs.iter().find_map(rect_error);
+                let mut ids = Vec::new();
+                let items = rs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (*r, next_value + i as u32));
+                match bad {
+                    Some(e) => {
+                        assert_eq!(tree.insert_many(items, &mut ids), Err(e));
+                        assert!(ids.is_empty());
+                    }
+                    None => {
+                        assert_eq!(tree.insert_many(items, &mut ids), Ok(rs.len()));
+                        for (i, (id, r)) in ids.iter().zip(&rs).enumerate() {
+                            model.push((*id, *r, next_value + i as u32));
+                        }
+                        next_value += rs.len() as u32;
+                    }
+                }
+            }
+            Op::Remove(i) => {
+                if model.is_empty() {
+                    continue;
+                }
+                let (id, _, v) = model.swap_remove(i as usize % model.len());
+                assert_eq!(tree.remove(id), Some(v));
+                stale.push(id);
+            }
+            Op::Update(i, r) => {
+                if model.is_empty() {
+                    continue;
+                }
+                let i = i as usize % model.len();
+                let r = r.get(&world);
+                match rect_error(&r) {
+                    Some(e) => assert_eq!(tree.update(model[i].0, r), Err(e)),
+                    None => {
+                        tree.update(model[i].0, r).unwrap();
+                        model[i].1 = r;
+                    }
+                }
+            }
+            Op::QueryRect(q) => {
+                let q = q.get(&world);
+                let mut out = Vec::new();
+                match rect_error(&q) {
+                    Some(e) => assert_eq!(tree.query_rect(&q, &mut out), Err(e)),
+                    None => {
+                        tree.query_rect(&q, &mut out).unwrap();
+                        let want: Vec<ItemId> = model
+                            .iter()
+                            .filter(|(_, r, _)| intersects(r, &q))
+                            .map(|e| e.0)
+                            .collect();
+                        assert_eq!(sorted(out), sorted(want), "rect {q:?}");
+                    }
+                }
+            }
+            Op::QueryPoint(x, y) => {
+                let (x, y) = (x.get(&world, false), y.get(&world, true));
+                let mut out = Vec::new();
+                if !(x.is_finite() && y.is_finite()) {
+                    assert_eq!(
+                        tree.query_point(x, y, &mut out),
+                        Err(QuadtreeError::NonFinite)
+                    );
+                    continue;
+                }
+                tree.query_point(x, y, &mut out).unwrap();
+                let p = Rect::new(x, y, x, y);
+                let want: Vec<ItemId> = model
+                    .iter()
+                    .filter(|(_, r, _)| intersects(r, &p))
+                    .map(|e| e.0)
+                    .collect();
+                assert_eq!(sorted(out), sorted(want), "point {x},{y}");
+            }
+            Op::Circle(x, y, r) => {
+                let (x, y) = (x.get(&world, false), y.get(&world, true));
+                let r = r.get(&world, false);
+                let mut out = Vec::new();
+                let got = tree.query_circle(x, y, r, &mut out);
+                if !(x.is_finite() && y.is_finite() && r.is_finite()) {
+                    assert_eq!(got, Err(QuadtreeError::NonFinite));
+                } else if r < 0.0 {
+                    assert_eq!(got, Err(QuadtreeError::NegativeRadius));
+                } else {
+                    got.unwrap();
+                    let rr = r as f64 * r as f64;
+                    let want: Vec<ItemId> = model
+                        .iter()
+                        .filter(|(_, rect, _)| distance_squared(rect, x, y) <= rr)
+                        .map(|e| e.0)
+                        .collect();
+                    assert_eq!(sorted(out), sorted(want), "circle {x},{y} r {r}");
+                }
+            }
+            Op::Nearest(x, y, k) => {
+                let (x, y) = (x.get(&world, false), y.get(&world, true));
+                let k = k as usize % 12;
+                let mut out = Vec::new();
+                if !(x.is_finite() && y.is_finite()) {
+                    assert_eq!(
+                        tree.nearest(x, y, k, &mut out),
+                        Err(QuadtreeError::NonFinite)
+                    );
+                    continue;
+                }
+                let n = tree.nearest(x, y, k, &mut out).unwrap();
+                assert_eq!(n, out.len());
+                let mut want: Vec<f32> = model
+                    .iter()
+                    .map(|(_, r, _)| distance_squared(r, x, y).sqrt() as f32)
+                    .collect();
+                want.sort_by(f32::total_cmp);
+                want.truncate(k);
+                let got: Vec<f32> = out.iter().map(|e| e.1).collect();
+                assert_eq!(got, want, "nearest {k} to {x},{y}");
+                for (id, d) in out {
+                    let (_, r, _) = model.iter().find(|e| e.0 == id).expect("a live handle");
+                    assert_eq!(distance_squared(r, x, y).sqrt() as f32, d);
+                }
+            }
+            Op::Colliding(i) => {
+                if model.is_empty() {
+                    continue;
+                }
+                let (id, of, _) = model[i as usize % model.len()];
+                let mut got = Vec::new();
+                let _ = tree
+                    .for_each_colliding_with(id, |item| {
+                        got.push(item.id);
+                        ControlFlow::Continue(())
+                    })
+                    .unwrap();
+                let want: Vec<ItemId> = model
+                    .iter()
+                    .filter(|(o, r, _)| *o != id && intersects(r, &of))
+                    .map(|e| e.0)
+                    .collect();
+                assert_eq!(sorted(got), sorted(want));
+            }
+            Op::Pairs => {
+                let mut got = Vec::new();
+                tree.pairs(&mut got);
+                let mut got: Vec<(ItemId, ItemId)> =
+                    got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
+                got.sort_unstable();
+                let mut want = Vec::new();
+                for (i, a) in model.iter().enumerate() {
+                    for b in &model[i + 1..] {
+                        if intersects(&a.1, &b.1) {
+                            want.push((a.0.min(b.0), a.0.max(b.0)));
+                        }
+                    }
+                }
+                want.sort_unstable();
+                assert_eq!(got, want);
+            }
+            Op::Stale(i) => {
+                if stale.is_empty() {
+                    continue;
+                }
+                let id = stale[i as usize % stale.len()];
+                assert!(!tree.contains(id));
+                assert_eq!(tree.get(id), None);
+                assert_eq!(tree.update(id, world), Err(QuadtreeError::StaleId));
+                assert_eq!(tree.remove(id), None);
+            }
+            Op::Foreign => {
+                for &id in &foreign {
+                    assert!(!tree.contains(id));
+                    assert_eq!(tree.remove(id), None);
+                }
+            }
+            Op::Clear => {
+                tree.clear();
+                stale.extend(model.drain(..).map(|e| e.0));
+            }
+            Op::SetConfig(c, d, loose) => {
+                let cfg = config(c, d, loose);
+                match cfg.check() {
+                    Ok(()) => tree.set_config(cfg).unwrap(),
+                    Err(e) => assert_eq!(tree.set_config(cfg), Err(e)),
+                }
+            }
+        }
+        if let Err(e) = tree.validate() {
+            panic!("invariant broken: {}", e.message());
+        }
+        assert_eq!(tree.len(), model.len());
+        for (id, r, v) in &model {
+            assert_eq!(tree.get(*id), Some(v));
+            assert_eq!(tree.rect(*id), Some(*r));
+        }
+    }
+});
