@@ -5,12 +5,37 @@
 //! per frame unless the window is resized.
 
 use macroquad::color::WHITE;
+use macroquad::material::{
+    gl_use_default_material, gl_use_material, load_material, Material, MaterialParams,
+};
+use macroquad::miniquad::ShaderSource;
 use macroquad::texture::{draw_texture, FilterMode, Image, Texture2D};
+
+/// The canvas is opaque: drawn without blending, a software OpenGL writes each pixel once
+/// instead of reading it back to mix.
+const VERTEX: &str = "#version 100
+attribute vec3 position;
+attribute vec2 texcoord;
+varying lowp vec2 uv;
+uniform mat4 Model;
+uniform mat4 Projection;
+void main() {
+    gl_Position = Projection * Model * vec4(position, 1);
+    uv = texcoord;
+}";
+const FRAGMENT: &str = "#version 100
+varying lowp vec2 uv;
+uniform sampler2D Texture;
+void main() {
+    gl_FragColor = texture2D(Texture, uv);
+}";
 
 /// The canvas, sized to the window.
 pub struct Canvas {
     image: Image,
     texture: Option<Texture2D>,
+    /// The opaque material, made on first use (it needs the window's context).
+    opaque: Option<Option<Material>>,
 }
 
 impl Canvas {
@@ -19,6 +44,7 @@ impl Canvas {
         Canvas {
             image: Image::empty(),
             texture: None,
+            opaque: None,
         }
     }
 
@@ -121,10 +147,22 @@ impl Canvas {
     }
 
     /// Uploads the frame and draws it over the whole window.
-    pub fn present(&self) {
+    pub fn present(&mut self) {
+        let opaque = self.opaque.get_or_insert_with(|| {
+            let shader = ShaderSource::Glsl {
+                vertex: VERTEX,
+                fragment: FRAGMENT,
+            };
+            // Without it (a backend that refuses the shader) the default, blended one serves.
+            load_material(shader, MaterialParams::default()).ok()
+        });
         if let Some(texture) = &self.texture {
             texture.update(&self.image);
+            if let Some(material) = opaque {
+                gl_use_material(material);
+            }
             draw_texture(texture, 0.0, 0.0, WHITE);
+            gl_use_default_material();
         }
     }
 }
