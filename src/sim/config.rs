@@ -163,7 +163,23 @@ impl fmt::Display for SimError {
     }
 }
 
-impl std::error::Error for SimError {}
+impl std::error::Error for SimError {
+    /// The tree's error, for [`SimError::Tree`].
+    ///
+    /// ```
+    /// use std::error::Error;
+    /// use quadstress::{sim::SimError, QuadtreeError};
+    /// let e = SimError::from(QuadtreeError::NonFinite);
+    /// assert_eq!(e.source().unwrap().to_string(), QuadtreeError::NonFinite.to_string());
+    /// assert!(SimError::NonFinite.source().is_none());
+    /// ```
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SimError::Tree(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<QuadtreeError> for SimError {
     fn from(e: QuadtreeError) -> Self {

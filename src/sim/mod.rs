@@ -33,6 +33,7 @@ use crate::quadtree::{f32_at_or_above, f32_at_or_below};
 use crate::{Config, ItemId, Quadtree, Rect};
 
 mod config;
+mod layout;
 mod solver;
 mod spawn;
 mod timing;
@@ -109,6 +110,12 @@ pub struct Simulation {
     /// on demand, so that steps do not pay for it.
     anchors: Vec<(f32, f32)>,
     drift: AtomicU64,
+    /// Reused buffers of the reordering (see `layout`): (row key, old index) sorted, the
+    /// particles in their new order, and each old index's new one.
+    order_keys: Vec<(u64, u32)>,
+    reordered: Vec<Particle>,
+    new_index: Vec<u32>,
+    steps_since_reorder: u32,
     counts: StepCounts,
     rng: StdRng,
 }
@@ -183,6 +190,10 @@ impl Simulation {
             speed_limit: speed_limit.min(SPEED_CAP),
             anchors: Vec::new(),
             drift: AtomicU64::new(0f64.to_bits()),
+            order_keys: Vec::new(),
+            reordered: Vec::new(),
+            new_index: Vec::new(),
+            steps_since_reorder: 0,
             counts: StepCounts::default(),
             rng: StdRng::seed_from_u64(config.seed),
         })
@@ -193,7 +204,10 @@ impl Simulation {
         &self.config
     }
 
-    /// The particles, by index.
+    /// The particles, by index. Every few dozen steps the simulation reorders them so that
+    /// neighbours sit close in memory: an index names the same particle from the start of one
+    /// step's [`integrate`](Self::integrate) to the next, and the tree, [`contacts`](Self::contacts)
+    /// and [`touching`](Self::touching) always use the current indices.
     pub fn particles(&self) -> &[Particle] {
         &self.particles
     }
@@ -317,22 +331,7 @@ impl Simulation {
     pub fn update_tree(&mut self) {
         let s = self.config.particle_size;
         match self.config.broadphase {
-            Broadphase::Rebuild => {
-                self.tree.clear();
-                self.ids.clear();
-                let items = self
-                    .particles
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| (p.rect(s), i as u32));
-                // Particles are kept finite and inside the world, so this cannot fail.
-                self.tree
-                    .insert_many(items, &mut self.ids)
-                    .expect("particles are always finite");
-                for (a, p) in self.anchors.iter_mut().zip(&self.particles) {
-                    *a = (p.x, p.y);
-                }
-            }
+            Broadphase::Rebuild => self.rebuild_tree(),
             Broadphase::Incremental | Broadphase::BruteForce => {
                 for ((p, id), a) in self.particles.iter().zip(&self.ids).zip(&mut self.anchors) {
                     self.tree

@@ -24,6 +24,7 @@ impl Simulation {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
         }
+        self.reorder_now_and_then();
         // A speed limit keeps velocities finite whatever `dt` and gravity are; it is far
         // above anything gravity reaches inside the world within a second.
         let limit = self.speed_limit;
