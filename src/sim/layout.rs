@@ -48,8 +48,11 @@ impl Simulation {
         self.order_keys.sort_unstable();
 
         self.reordered.clear();
-        self.reordered
-            .extend(self.order_keys.iter().map(|&(_, i)| self.particles[i as usize]));
+        self.reordered.extend(
+            self.order_keys
+                .iter()
+                .map(|&(_, i)| self.particles[i as usize]),
+        );
         std::mem::swap(&mut self.particles, &mut self.reordered);
 
         // The contacts of the last broad phase, renamed: new index of each old one.

@@ -496,3 +496,49 @@ fn touching_agrees_with_brute_force_right_after_a_step() {
         }
     }
 }
+
+#[test]
+fn reordering_keeps_every_particle_and_the_tree_in_step() {
+    // No gravity, no speed, no overlap: steps of zero length move nothing, so only the
+    // reordering changes the particle list.
+    let mut sim = Simulation::new(SimConfig {
+        gravity_on: false,
+        ..small(12)
+    })
+    .unwrap();
+    for i in 0..600 {
+        let (x, y) = ((i % 40) as f32 * 9.5, (i / 40) as f32 * 9.5);
+        sim.spawn_stream(x, y, 1, 0.0, 0.0).unwrap();
+    }
+    let key = |p: &quadstress::sim::Particle| (p.y.to_bits(), p.x.to_bits(), p.color);
+    let mut before: Vec<_> = sim.particles().iter().map(key).collect();
+    before.sort();
+    let floor_first = |sim: &Simulation| {
+        sim.particles()
+            .windows(2)
+            .all(|w| (-w[0].y, w[0].x) <= (-w[1].y, w[1].x))
+    };
+    assert!(!floor_first(&sim), "spawned in row order already");
+    for _ in 0..100 {
+        sim.step(0.0).unwrap();
+    }
+    assert!(floor_first(&sim), "not reordered floor first");
+    let mut after: Vec<_> = sim.particles().iter().map(key).collect();
+    after.sort();
+    assert_eq!(before, after);
+    sim.tree().validate().unwrap();
+    let s = sim.config().particle_size;
+    assert_eq!(sim.tree().len(), sim.len());
+    for item in sim.tree().iter() {
+        assert_eq!(item.rect, sim.particles()[*item.value as usize].rect(s));
+    }
+    let q = Rect::new(100.0, 50.0, 200.0, 120.0);
+    let mut out = Vec::new();
+    assert_eq!(
+        sim.touching(&q, &mut out).unwrap(),
+        sim.touching_brute_force(&q)
+    );
+    assert!(out
+        .iter()
+        .all(|&i| sim.particles()[i as usize].rect(s).intersects(&q)));
+}
