@@ -41,11 +41,12 @@
 //! With `default-features = false` the crate has no dependencies at all.
 //!
 //! ## Unsafe code
-//! Denied everywhere but one small module, `quadtree/items.rs`: the test of one rectangle
-//! against a block of eight stored ones with SSE or AVX intrinsics on x86_64, and a list's
-//! bounding box with SSE `min`/`max`, which the compiler does not vectorize from portable
-//! code. AVX is used only after a run-time check that the CPU has it. Other targets use the
-//! portable form.
+//! Denied everywhere but one small module, `quadtree/simd.rs`: a four-lane `f32` type with
+//! the few operations the block scans need (load, splat, compares, and/or, min/max, bit
+//! mask), written with the target's vector intrinsics (SSE on x86_64, NEON on aarch64,
+//! `simd128` on wasm32 when enabled), plus an eight-lane AVX block test on x86_64 used only
+//! after a run-time check that the CPU has AVX. Other targets, and any build with
+//! `RUSTFLAGS="--cfg quadstress_portable"`, use a portable form with no unsafe code.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -4,12 +4,16 @@
 //! there). The blocks are the only copy of the rectangles: a second one in each entry cost
 //! 16 bytes per item, which a one-by-one build of a million items paid in page faults.
 //!
-//! On x86_64 the block test uses SSE, which every x86_64 CPU has, or AVX where the CPU has it
-//! (checked at run time, once per scan of a list): AVX tests a block with one compare per
-//! edge instead of two, which made the pair search at 100,000 items about 13% faster.
+//! The block test and the bounding box come from `simd`, in the target's vector form; a scan
+//! of more than one block runs with AVX where the CPU has it (checked at run time, once per
+//! scan): AVX tests a block with one compare per edge instead of two. A scan of a single
+//! block stays with the inlined compile-time form, since the call into the AVX-compiled scan
+//! would cost more than the compare it saves, and with a small capacity most lists are a
+//! single block.
 
 use std::ops::{ControlFlow, Deref};
 
+use super::simd::{self, Avx};
 use super::{Entry, ItemId, ItemRef, Rect};
 
 /// Rectangles per block: one 256-bit AVX register per edge, or two SSE registers.
@@ -33,81 +37,16 @@ impl Lanes {
         max_y: [f32::NEG_INFINITY; W],
     };
 
-    /// Bit `k` set when lane `k` intersects `r` (closed, as [`Rect::intersects`]), one lane
-    /// at a time: the form for targets without the vector forms below, and their oracle.
-    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-    #[inline(always)]
-    fn hits_scalar(&self, r: &Rect) -> u32 {
-        let mut mask = 0;
-        for k in 0..W {
-            let hit = (self.min_x[k] <= r.max_x)
-                & (r.min_x <= self.max_x[k])
-                & (self.min_y[k] <= r.max_y)
-                & (r.min_y <= self.max_y[k]);
-            mask |= u32::from(hit) << k;
-        }
-        mask
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
+    /// Bit `k` set when lane `k` intersects `r` (closed, as [`Rect::intersects`]).
     #[inline(always)]
     fn hits(&self, r: &Rect) -> u32 {
-        self.hits_scalar(r)
+        simd::hits8(&self.min_x, &self.min_y, &self.max_x, &self.max_y, r)
     }
 
-    /// Bit `k` set when lane `k` intersects `r` (closed, as [`Rect::intersects`]): SSE
-    /// compares, four lanes at a time. The compiler does not vectorize
-    /// [`hits_scalar`](Self::hits_scalar) (it emits scalar compares and byte masks), which
-    /// made the pair search 2x slower than testing one rectangle at a time.
-    #[cfg(target_arch = "x86_64")]
+    /// As [`hits`](Self::hits), with AVX.
     #[inline(always)]
-    #[allow(unsafe_code)]
-    fn hits(&self, r: &Rect) -> u32 {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE is part of the x86_64 baseline, so these intrinsics are always
-        // available; each load reads four `f32`s inside a `[f32; 8]` array (unaligned loads).
-        unsafe {
-            let (rlx, rly) = (_mm_set1_ps(r.min_x), _mm_set1_ps(r.min_y));
-            let (rhx, rhy) = (_mm_set1_ps(r.max_x), _mm_set1_ps(r.max_y));
-            let half = |at: usize| {
-                let lx = _mm_loadu_ps(self.min_x.as_ptr().add(at));
-                let ly = _mm_loadu_ps(self.min_y.as_ptr().add(at));
-                let hx = _mm_loadu_ps(self.max_x.as_ptr().add(at));
-                let hy = _mm_loadu_ps(self.max_y.as_ptr().add(at));
-                let x = _mm_and_ps(_mm_cmple_ps(lx, rhx), _mm_cmple_ps(rlx, hx));
-                let y = _mm_and_ps(_mm_cmple_ps(ly, rhy), _mm_cmple_ps(rly, hy));
-                _mm_movemask_ps(_mm_and_ps(x, y)) as u32
-            };
-            half(0) | (half(4) << 4)
-        }
-    }
-
-    /// As [`hits`](Self::hits), all eight lanes in one AVX compare per edge.
-    ///
-    /// # Safety
-    /// The CPU must support AVX.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    #[inline]
-    #[allow(unsafe_code)]
-    unsafe fn hits_avx(&self, r: &Rect) -> u32 {
-        use std::arch::x86_64::*;
-        // SAFETY: the caller guarantees AVX; each load reads the eight `f32`s of one array.
-        unsafe {
-            let lx = _mm256_loadu_ps(self.min_x.as_ptr());
-            let ly = _mm256_loadu_ps(self.min_y.as_ptr());
-            let hx = _mm256_loadu_ps(self.max_x.as_ptr());
-            let hy = _mm256_loadu_ps(self.max_y.as_ptr());
-            let x = _mm256_and_ps(
-                _mm256_cmp_ps::<_CMP_LE_OQ>(lx, _mm256_set1_ps(r.max_x)),
-                _mm256_cmp_ps::<_CMP_LE_OQ>(_mm256_set1_ps(r.min_x), hx),
-            );
-            let y = _mm256_and_ps(
-                _mm256_cmp_ps::<_CMP_LE_OQ>(ly, _mm256_set1_ps(r.max_y)),
-                _mm256_cmp_ps::<_CMP_LE_OQ>(_mm256_set1_ps(r.min_y), hy),
-            );
-            _mm256_movemask_ps(_mm256_and_ps(x, y)) as u32
-        }
+    fn hits_avx(&self, avx: Avx, r: &Rect) -> u32 {
+        avx.hits8(&self.min_x, &self.min_y, &self.max_x, &self.max_y, r)
     }
 
     fn set(&mut self, k: usize, r: &Rect) {
@@ -144,17 +83,6 @@ impl<T> Default for ItemList<T> {
             lanes: Vec::new(),
         }
     }
-}
-
-/// Whether the CPU has AVX; the standard library caches the answer after the first call.
-///
-/// The AVX forms are separate functions the scan cannot be inlined into, so a scan of a single
-/// block stays with the inlined SSE form: a call would cost more than the one SSE compare it
-/// saves, and with a small capacity (8, say) most lists are a single block.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn has_avx() -> bool {
-    std::arch::is_x86_feature_detected!("avx")
 }
 
 impl<T> Deref for ItemList<T> {
@@ -206,60 +134,13 @@ impl<T> ItemList<T> {
     /// The smallest rectangle containing every item here, or `None` for an empty list.
     /// Empty lanes hold infinities that lose every `min` and `max`, so whole blocks are
     /// folded, four lanes at a time.
-    #[cfg(target_arch = "x86_64")]
     #[inline]
-    #[allow(unsafe_code)]
     pub(super) fn bounds(&self) -> Option<Rect> {
-        use std::arch::x86_64::*;
-        let first = self.lanes.first()?;
-        // SAFETY: SSE is part of the x86_64 baseline, so these intrinsics are always
-        // available; each load reads four `f32`s inside a `[f32; 8]` array (unaligned loads).
-        unsafe {
-            let halves = |l: &Lanes| {
-                let p = |a: &[f32; W]| (_mm_loadu_ps(a.as_ptr()), _mm_loadu_ps(a.as_ptr().add(4)));
-                [p(&l.min_x), p(&l.min_y), p(&l.max_x), p(&l.max_y)]
-            };
-            // Four edges, each as two halves of four lanes.
-            let mut acc = halves(first);
-            for l in &self.lanes[1..] {
-                let h = halves(l);
-                for e in 0..2 {
-                    acc[e].0 = _mm_min_ps(acc[e].0, h[e].0);
-                    acc[e].1 = _mm_min_ps(acc[e].1, h[e].1);
-                }
-                for e in 2..4 {
-                    acc[e].0 = _mm_max_ps(acc[e].0, h[e].0);
-                    acc[e].1 = _mm_max_ps(acc[e].1, h[e].1);
-                }
-            }
-            let fold = |v: (__m128, __m128), op: unsafe fn(__m128, __m128) -> __m128| {
-                let v = op(v.0, v.1);
-                let v = op(v, _mm_movehl_ps(v, v));
-                let v = op(v, _mm_shuffle_ps::<0b01>(v, v));
-                _mm_cvtss_f32(v)
-            };
-            Some(Rect {
-                min_x: fold(acc[0], _mm_min_ps),
-                min_y: fold(acc[1], _mm_min_ps),
-                max_x: fold(acc[2], _mm_max_ps),
-                max_y: fold(acc[3], _mm_max_ps),
-            })
-        }
-    }
-
-    /// The smallest rectangle containing every item here, or `None` for an empty list.
-    #[cfg(not(target_arch = "x86_64"))]
-    pub(super) fn bounds(&self) -> Option<Rect> {
-        let mut acc = self.lanes.first()?.get(0);
-        for l in &self.lanes {
-            for k in 0..W {
-                acc.min_x = acc.min_x.min(l.min_x[k]);
-                acc.min_y = acc.min_y.min(l.min_y[k]);
-                acc.max_x = acc.max_x.max(l.max_x[k]);
-                acc.max_y = acc.max_y.max(l.max_y[k]);
-            }
-        }
-        Some(acc)
+        simd::bounds8(
+            self.lanes
+                .iter()
+                .map(|l| [&l.min_x, &l.min_y, &l.max_x, &l.max_y]),
+        )
     }
 
     /// Every entry with its rectangle, in list order.
@@ -358,11 +239,10 @@ impl<T> ItemList<T> {
     where
         F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
     {
-        #[cfg(target_arch = "x86_64")]
-        if self.lanes.len() > from / W + 1 && has_avx() {
-            // SAFETY: the CPU supports AVX.
-            #[allow(unsafe_code)]
-            return unsafe { self.for_each_hit_avx(r, from, f) };
+        if self.lanes.len() > from / W + 1 {
+            if let Some(avx) = Avx::detect() {
+                return avx.run(move || self.scan(r, from, f, |l, r| l.hits_avx(avx, r)));
+            }
         }
         self.scan(r, from, f, Lanes::hits)
     }
@@ -374,43 +254,12 @@ impl<T> ItemList<T> {
     where
         F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
     {
-        #[cfg(target_arch = "x86_64")]
-        if self.lanes.len() > 1 && has_avx() {
-            // SAFETY: the CPU supports AVX.
-            #[allow(unsafe_code)]
-            return unsafe { self.pairs_inside_avx(f) };
+        if self.lanes.len() > 1 {
+            if let Some(avx) = Avx::detect() {
+                return avx.run(move || self.pairs_inside(f, |l, r| l.hits_avx(avx, r)));
+            }
         }
         self.pairs_inside(f, Lanes::hits)
-    }
-
-    /// [`for_each_hit`](Self::for_each_hit) compiled for AVX.
-    ///
-    /// # Safety
-    /// The CPU must support AVX.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    #[allow(unsafe_code)]
-    unsafe fn for_each_hit_avx<F>(&self, r: &Rect, from: usize, f: F) -> ControlFlow<()>
-    where
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
-    {
-        // SAFETY: this function only runs on a CPU with AVX.
-        self.scan(r, from, f, |lanes, r| unsafe { lanes.hits_avx(r) })
-    }
-
-    /// [`for_each_pair_inside`](Self::for_each_pair_inside) compiled for AVX.
-    ///
-    /// # Safety
-    /// The CPU must support AVX.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    #[allow(unsafe_code)]
-    unsafe fn pairs_inside_avx<F>(&self, f: F) -> ControlFlow<()>
-    where
-        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
-    {
-        // SAFETY: this function only runs on a CPU with AVX.
-        self.pairs_inside(f, |lanes, r| unsafe { lanes.hits_avx(r) })
     }
 
     #[inline(always)]
@@ -506,25 +355,12 @@ impl<T> ItemList<T> {
     /// on its mask, and only hits are written to `out`.
     #[inline]
     pub(super) fn gather_hits(&self, r: &Rect, out: &mut Vec<ItemId>) {
-        #[cfg(target_arch = "x86_64")]
-        if self.lanes.len() > 1 && has_avx() {
-            // SAFETY: the CPU supports AVX.
-            #[allow(unsafe_code)]
-            return unsafe { self.gather_hits_avx(r, out) };
+        if self.lanes.len() > 1 {
+            if let Some(avx) = Avx::detect() {
+                return avx.run(move || self.gather(r, out, |l, r| l.hits_avx(avx, r)));
+            }
         }
         self.gather(r, out, Lanes::hits);
-    }
-
-    /// [`gather_hits`](Self::gather_hits) compiled for AVX.
-    ///
-    /// # Safety
-    /// The CPU must support AVX.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    #[allow(unsafe_code)]
-    unsafe fn gather_hits_avx(&self, r: &Rect, out: &mut Vec<ItemId>) {
-        // SAFETY: this function only runs on a CPU with AVX.
-        self.gather(r, out, |lanes, r| unsafe { lanes.hits_avx(r) });
     }
 
     #[inline(always)]
@@ -555,6 +391,14 @@ impl<T> ItemList<T> {
 mod tests {
     use super::*;
     use std::ops::ControlFlow;
+
+    /// Bit `k` set when lane `k` intersects `r`, one lane at a time: the oracle of the
+    /// vector forms.
+    fn hits_scalar(lanes: &Lanes, r: &Rect) -> u32 {
+        (0..W).fold(0, |mask, k| {
+            mask | u32::from(lanes.get(k).intersects(r)) << k
+        })
+    }
 
     /// Small pseudo-random numbers without a dependency: coordinates on a coarse grid, so
     /// exact touches along edges and corners are common.
@@ -685,14 +529,10 @@ mod tests {
                     let want = (0..W)
                         .filter(|&k| rects.get(b * W + k).is_some_and(|e| e.intersects(&r)))
                         .fold(0, |m, k| m | 1 << k);
-                    assert_eq!(lanes.hits_scalar(&r), want);
+                    assert_eq!(hits_scalar(lanes, &r), want);
                     assert_eq!(lanes.hits(&r), want);
-                    #[cfg(target_arch = "x86_64")]
-                    if has_avx() {
-                        #[allow(unsafe_code)]
-                        // SAFETY: the CPU supports AVX.
-                        let got = unsafe { lanes.hits_avx(&r) };
-                        assert_eq!(got, want);
+                    if let Some(avx) = Avx::detect() {
+                        assert_eq!(avx.run(|| lanes.hits_avx(avx, &r)), want);
                     }
                 }
             }
@@ -721,7 +561,7 @@ mod tests {
                         portable.push(*e.value);
                         ControlFlow::Continue(())
                     },
-                    Lanes::hits_scalar,
+                    hits_scalar,
                 );
                 assert_eq!((&dispatched, &portable), (&want, &want));
             }

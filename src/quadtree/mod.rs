@@ -77,6 +77,7 @@ mod items;
 mod pairs;
 mod placement;
 mod query;
+mod simd;
 mod slots;
 mod traverse;
 mod validate;

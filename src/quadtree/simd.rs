@@ -1,0 +1,597 @@
+//! The vector forms behind the item lists' block scans, and the crate's only unsafe code.
+//!
+//! One small vocabulary, [`F32x4`] (four `f32` lanes) and [`M32x4`] (the lane masks its
+//! compares give), has one form per target, chosen at compile time:
+//! - x86_64: SSE, part of every x86_64 CPU;
+//! - aarch64: NEON, part of every aarch64 CPU the standard targets name;
+//! - wasm32 built with `simd128` (`-C target-feature=+simd128`): WebAssembly SIMD;
+//! - everything else, or any target built with `--cfg quadstress_portable`: plain arrays,
+//!   lane by lane (the compiler vectorizes the compares but not the bit masks).
+//!
+//! The scans are written once in this vocabulary ([`hits8`], [`bounds8`]). On x86_64 an
+//! [`Avx`] token, which exists only once the CPU is known to have AVX, also tests eight lanes
+//! with one compare per edge, and [`Avx::run`] compiles a whole scan for AVX so the test
+//! inlines into it.
+#![allow(unsafe_code)]
+
+use super::Rect;
+
+/// Bit `k` set when the rectangle in lane `k` of the four edge arrays intersects `r`
+/// (closed, as [`Rect::intersects`]). An empty lane (`+inf` minima, `-inf` maxima) never
+/// intersects a finite rectangle.
+#[inline(always)]
+pub(super) fn hits8(
+    min_x: &[f32; 8],
+    min_y: &[f32; 8],
+    max_x: &[f32; 8],
+    max_y: &[f32; 8],
+    r: &Rect,
+) -> u32 {
+    let (rlx, rly) = (F32x4::splat(r.min_x), F32x4::splat(r.min_y));
+    let (rhx, rhy) = (F32x4::splat(r.max_x), F32x4::splat(r.max_y));
+    let half = |at: usize| {
+        let x = F32x4::load(min_x, at)
+            .le(rhx)
+            .and(F32x4::load(max_x, at).ge(rlx));
+        let y = F32x4::load(min_y, at)
+            .le(rhy)
+            .and(F32x4::load(max_y, at).ge(rly));
+        x.and(y).bitmask()
+    };
+    half(0) | (half(4) << 4)
+}
+
+/// The edge arrays of a block of eight rectangles: min x, min y, max x, max y.
+pub(super) type Edges8<'a> = [&'a [f32; 8]; 4];
+
+/// The smallest rectangle containing every lane of every block (min x, min y, max x, max y),
+/// or `None` for no blocks. Empty lanes hold infinities that lose every `min` and `max`.
+#[inline]
+pub(super) fn bounds8<'a>(mut blocks: impl Iterator<Item = Edges8<'a>>) -> Option<Rect> {
+    let first = blocks.next()?;
+    let halves = |b: Edges8| b.map(|e| [F32x4::load(e, 0), F32x4::load(e, 4)]);
+    let mut acc = halves(first);
+    for b in blocks {
+        let h = halves(b);
+        for e in 0..4 {
+            for k in 0..2 {
+                acc[e][k] = if e < 2 {
+                    acc[e][k].min(h[e][k])
+                } else {
+                    acc[e][k].max(h[e][k])
+                };
+            }
+        }
+    }
+    // The two halves, then the four lanes: compare and select, as no lane holds a NaN.
+    let min = |v: [F32x4; 2]| {
+        let a = v[0].min(v[1]).to_array();
+        let (x, y) = (
+            if a[1] < a[0] { a[1] } else { a[0] },
+            if a[3] < a[2] { a[3] } else { a[2] },
+        );
+        if y < x {
+            y
+        } else {
+            x
+        }
+    };
+    let max = |v: [F32x4; 2]| {
+        let a = v[0].max(v[1]).to_array();
+        let (x, y) = (
+            if a[1] > a[0] { a[1] } else { a[0] },
+            if a[3] > a[2] { a[3] } else { a[2] },
+        );
+        if y > x {
+            y
+        } else {
+            x
+        }
+    };
+    Some(Rect {
+        min_x: min(acc[0]),
+        min_y: min(acc[1]),
+        max_x: max(acc[2]),
+        max_y: max(acc[3]),
+    })
+}
+
+// ------------------------------------------------------------------------------ x86_64 SSE
+
+#[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]
+mod form {
+    use std::arch::x86_64::*;
+
+    /// Four `f32` lanes.
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct F32x4(__m128);
+    /// Four lane masks (all ones or all zeros).
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct M32x4(__m128);
+
+    // SAFETY (every block below): SSE is part of the x86_64 baseline, so these intrinsics are
+    // always available; loads and stores read or write four `f32`s inside the arrays they are
+    // given (unaligned forms).
+    #[allow(unused_unsafe)]
+    impl F32x4 {
+        /// Lanes `at..at + 4` of `a`.
+        ///
+        /// # Panics
+        /// If `at + 4 > 8`.
+        #[inline(always)]
+        pub(in super::super) fn load(a: &[f32; 8], at: usize) -> Self {
+            let lanes: &[f32; 4] = a[at..at + 4].try_into().expect("four lanes");
+            F32x4(unsafe { _mm_loadu_ps(lanes.as_ptr()) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn splat(v: f32) -> Self {
+            F32x4(unsafe { _mm_set1_ps(v) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn le(self, o: Self) -> M32x4 {
+            M32x4(unsafe { _mm_cmple_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn ge(self, o: Self) -> M32x4 {
+            M32x4(unsafe { _mm_cmpge_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn min(self, o: Self) -> Self {
+            F32x4(unsafe { _mm_min_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn max(self, o: Self) -> Self {
+            F32x4(unsafe { _mm_max_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn to_array(self) -> [f32; 4] {
+            let mut a = [0f32; 4];
+            unsafe { _mm_storeu_ps(a.as_mut_ptr(), self.0) };
+            a
+        }
+    }
+
+    #[allow(unused_unsafe)]
+    impl M32x4 {
+        #[inline(always)]
+        pub(in super::super) fn and(self, o: Self) -> Self {
+            M32x4(unsafe { _mm_and_ps(self.0, o.0) })
+        }
+        /// Part of the vocabulary; today only the tests combine masks this way.
+        #[cfg_attr(not(test), allow(dead_code))]
+        #[inline(always)]
+        pub(in super::super) fn or(self, o: Self) -> Self {
+            M32x4(unsafe { _mm_or_ps(self.0, o.0) })
+        }
+        /// Bit `k` set when lane `k` is set.
+        #[inline(always)]
+        pub(in super::super) fn bitmask(self) -> u32 {
+            (unsafe { _mm_movemask_ps(self.0) }) as u32
+        }
+    }
+
+    /// Proof that the CPU has AVX: made only by [`Avx::detect`].
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct Avx(());
+
+    impl Avx {
+        /// The token when the CPU has AVX (the standard library caches the answer).
+        #[inline(always)]
+        pub(in super::super) fn detect() -> Option<Avx> {
+            std::arch::is_x86_feature_detected!("avx").then_some(Avx(()))
+        }
+
+        /// Runs `scan` compiled for AVX, so that [`hits8`](Self::hits8) inlines into it.
+        #[inline(always)]
+        pub(in super::super) fn run<R>(self, scan: impl FnOnce() -> R) -> R {
+            // SAFETY: the token exists only on a CPU with AVX.
+            unsafe { run_avx(scan) }
+        }
+
+        /// As [`super::super::hits8`], all eight lanes in one compare per edge.
+        #[inline(always)]
+        pub(in super::super) fn hits8(
+            self,
+            min_x: &[f32; 8],
+            min_y: &[f32; 8],
+            max_x: &[f32; 8],
+            max_y: &[f32; 8],
+            r: &super::super::Rect,
+        ) -> u32 {
+            // SAFETY: the token exists only on a CPU with AVX.
+            unsafe { hits8_avx(min_x, min_y, max_x, max_y, r) }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    unsafe fn run_avx<R>(scan: impl FnOnce() -> R) -> R {
+        scan()
+    }
+
+    /// # Safety
+    /// The CPU must support AVX.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    #[allow(unused_unsafe)]
+    unsafe fn hits8_avx(
+        min_x: &[f32; 8],
+        min_y: &[f32; 8],
+        max_x: &[f32; 8],
+        max_y: &[f32; 8],
+        r: &super::super::Rect,
+    ) -> u32 {
+        // SAFETY: the caller guarantees AVX; each load reads the eight `f32`s of one array.
+        unsafe {
+            let lx = _mm256_loadu_ps(min_x.as_ptr());
+            let ly = _mm256_loadu_ps(min_y.as_ptr());
+            let hx = _mm256_loadu_ps(max_x.as_ptr());
+            let hy = _mm256_loadu_ps(max_y.as_ptr());
+            let x = _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_LE_OQ>(lx, _mm256_set1_ps(r.max_x)),
+                _mm256_cmp_ps::<_CMP_LE_OQ>(_mm256_set1_ps(r.min_x), hx),
+            );
+            let y = _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_LE_OQ>(ly, _mm256_set1_ps(r.max_y)),
+                _mm256_cmp_ps::<_CMP_LE_OQ>(_mm256_set1_ps(r.min_y), hy),
+            );
+            _mm256_movemask_ps(_mm256_and_ps(x, y)) as u32
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------- aarch64 NEON
+
+#[cfg(all(
+    target_arch = "aarch64",
+    target_feature = "neon",
+    not(quadstress_portable)
+))]
+mod form {
+    use std::arch::aarch64::*;
+
+    /// Four `f32` lanes.
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct F32x4(float32x4_t);
+    /// Four lane masks (all ones or all zeros).
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct M32x4(uint32x4_t);
+
+    // SAFETY (every block below): this form is compiled only where NEON is enabled; loads and
+    // stores read or write four lanes inside the arrays they are given.
+    #[allow(unused_unsafe)]
+    impl F32x4 {
+        /// Lanes `at..at + 4` of `a`.
+        ///
+        /// # Panics
+        /// If `at + 4 > 8`.
+        #[inline(always)]
+        pub(in super::super) fn load(a: &[f32; 8], at: usize) -> Self {
+            let lanes: &[f32; 4] = a[at..at + 4].try_into().expect("four lanes");
+            F32x4(unsafe { vld1q_f32(lanes.as_ptr()) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn splat(v: f32) -> Self {
+            F32x4(unsafe { vdupq_n_f32(v) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn le(self, o: Self) -> M32x4 {
+            M32x4(unsafe { vcleq_f32(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn ge(self, o: Self) -> M32x4 {
+            M32x4(unsafe { vcgeq_f32(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn min(self, o: Self) -> Self {
+            F32x4(unsafe { vminq_f32(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn max(self, o: Self) -> Self {
+            F32x4(unsafe { vmaxq_f32(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn to_array(self) -> [f32; 4] {
+            let mut a = [0f32; 4];
+            unsafe { vst1q_f32(a.as_mut_ptr(), self.0) };
+            a
+        }
+    }
+
+    #[allow(unused_unsafe)]
+    impl M32x4 {
+        #[inline(always)]
+        pub(in super::super) fn and(self, o: Self) -> Self {
+            M32x4(unsafe { vandq_u32(self.0, o.0) })
+        }
+        /// Part of the vocabulary; today only the tests combine masks this way.
+        #[cfg_attr(not(test), allow(dead_code))]
+        #[inline(always)]
+        pub(in super::super) fn or(self, o: Self) -> Self {
+            M32x4(unsafe { vorrq_u32(self.0, o.0) })
+        }
+        /// Bit `k` set when lane `k` is set: each lane keeps its own bit, then one sum.
+        #[inline(always)]
+        pub(in super::super) fn bitmask(self) -> u32 {
+            const BITS: [u32; 4] = [1, 2, 4, 8];
+            unsafe { vaddvq_u32(vandq_u32(self.0, vld1q_u32(BITS.as_ptr()))) }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------- wasm32 simd128
+
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(quadstress_portable)
+))]
+mod form {
+    use std::arch::wasm32::*;
+
+    /// Four `f32` lanes.
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct F32x4(v128);
+    /// Four lane masks (all ones or all zeros).
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct M32x4(v128);
+
+    impl F32x4 {
+        /// Lanes `at..at + 4` of `a`.
+        ///
+        /// # Panics
+        /// If `at + 4 > 8`.
+        #[inline(always)]
+        pub(in super::super) fn load(a: &[f32; 8], at: usize) -> Self {
+            let lanes: &[f32; 4] = a[at..at + 4].try_into().expect("four lanes");
+            // SAFETY: reads the four `f32`s of `lanes`; wasm loads need no alignment.
+            F32x4(unsafe { v128_load(lanes.as_ptr().cast::<v128>()) })
+        }
+        #[inline(always)]
+        pub(in super::super) fn splat(v: f32) -> Self {
+            F32x4(f32x4_splat(v))
+        }
+        #[inline(always)]
+        pub(in super::super) fn le(self, o: Self) -> M32x4 {
+            M32x4(f32x4_le(self.0, o.0))
+        }
+        #[inline(always)]
+        pub(in super::super) fn ge(self, o: Self) -> M32x4 {
+            M32x4(f32x4_ge(self.0, o.0))
+        }
+        /// Lane-wise `o < self ? o : self`: no NaN is ever stored, so this is `min`.
+        #[inline(always)]
+        pub(in super::super) fn min(self, o: Self) -> Self {
+            F32x4(f32x4_pmin(self.0, o.0))
+        }
+        #[inline(always)]
+        pub(in super::super) fn max(self, o: Self) -> Self {
+            F32x4(f32x4_pmax(self.0, o.0))
+        }
+        #[inline(always)]
+        pub(in super::super) fn to_array(self) -> [f32; 4] {
+            [
+                f32x4_extract_lane::<0>(self.0),
+                f32x4_extract_lane::<1>(self.0),
+                f32x4_extract_lane::<2>(self.0),
+                f32x4_extract_lane::<3>(self.0),
+            ]
+        }
+    }
+
+    impl M32x4 {
+        #[inline(always)]
+        pub(in super::super) fn and(self, o: Self) -> Self {
+            M32x4(v128_and(self.0, o.0))
+        }
+        /// Part of the vocabulary; today only the tests combine masks this way.
+        #[cfg_attr(not(test), allow(dead_code))]
+        #[inline(always)]
+        pub(in super::super) fn or(self, o: Self) -> Self {
+            M32x4(v128_or(self.0, o.0))
+        }
+        /// Bit `k` set when lane `k` is set.
+        #[inline(always)]
+        pub(in super::super) fn bitmask(self) -> u32 {
+            i32x4_bitmask(self.0) as u32
+        }
+    }
+}
+
+// -------------------------------------------------------------------------------- portable
+
+#[cfg(not(any(
+    all(target_arch = "x86_64", not(quadstress_portable)),
+    all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(quadstress_portable)
+    ),
+    all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(quadstress_portable)
+    ),
+)))]
+mod form {
+    /// Four `f32` lanes.
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct F32x4([f32; 4]);
+    /// Four lane masks, each all ones or all zeros, as vector compares give them.
+    #[derive(Clone, Copy)]
+    pub(in super::super) struct M32x4([u32; 4]);
+
+    impl F32x4 {
+        /// Lanes `at..at + 4` of `a`.
+        ///
+        /// # Panics
+        /// If `at + 4 > 8`.
+        #[inline(always)]
+        pub(in super::super) fn load(a: &[f32; 8], at: usize) -> Self {
+            F32x4(a[at..at + 4].try_into().expect("four lanes"))
+        }
+        #[inline(always)]
+        pub(in super::super) fn splat(v: f32) -> Self {
+            F32x4([v; 4])
+        }
+        #[inline(always)]
+        pub(in super::super) fn le(self, o: Self) -> M32x4 {
+            M32x4(std::array::from_fn(|k| {
+                0u32.wrapping_sub(u32::from(self.0[k] <= o.0[k]))
+            }))
+        }
+        #[inline(always)]
+        pub(in super::super) fn ge(self, o: Self) -> M32x4 {
+            M32x4(std::array::from_fn(|k| {
+                0u32.wrapping_sub(u32::from(self.0[k] >= o.0[k]))
+            }))
+        }
+        #[inline(always)]
+        pub(in super::super) fn min(self, o: Self) -> Self {
+            F32x4(std::array::from_fn(|k| self.0[k].min(o.0[k])))
+        }
+        #[inline(always)]
+        pub(in super::super) fn max(self, o: Self) -> Self {
+            F32x4(std::array::from_fn(|k| self.0[k].max(o.0[k])))
+        }
+        #[inline(always)]
+        pub(in super::super) fn to_array(self) -> [f32; 4] {
+            self.0
+        }
+    }
+
+    impl M32x4 {
+        #[inline(always)]
+        pub(in super::super) fn and(self, o: Self) -> Self {
+            M32x4(std::array::from_fn(|k| self.0[k] & o.0[k]))
+        }
+        /// Part of the vocabulary; today only the tests combine masks this way.
+        #[cfg_attr(not(test), allow(dead_code))]
+        #[inline(always)]
+        pub(in super::super) fn or(self, o: Self) -> Self {
+            M32x4(std::array::from_fn(|k| self.0[k] | o.0[k]))
+        }
+        /// Bit `k` set when lane `k` is set: each lane's top bit, moved to its place.
+        #[inline(always)]
+        pub(in super::super) fn bitmask(self) -> u32 {
+            let m = self.0;
+            (m[0] >> 31) | ((m[1] >> 31) << 1) | ((m[2] >> 31) << 2) | ((m[3] >> 31) << 3)
+        }
+    }
+}
+
+use form::F32x4;
+
+#[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]
+pub(super) use form::Avx;
+
+/// Stands in for the AVX token where there is none: it is never made, so the scans' AVX
+/// branches compile away.
+#[cfg(not(all(target_arch = "x86_64", not(quadstress_portable))))]
+#[derive(Clone, Copy)]
+pub(super) enum Avx {}
+
+#[cfg(not(all(target_arch = "x86_64", not(quadstress_portable))))]
+impl Avx {
+    #[inline(always)]
+    pub(super) fn detect() -> Option<Avx> {
+        None
+    }
+    #[inline(always)]
+    pub(super) fn run<R>(self, _: impl FnOnce() -> R) -> R {
+        match self {}
+    }
+    #[inline(always)]
+    pub(super) fn hits8(
+        self,
+        _: &[f32; 8],
+        _: &[f32; 8],
+        _: &[f32; 8],
+        _: &[f32; 8],
+        _: &Rect,
+    ) -> u32 {
+        match self {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values with ties, signs, infinities and zeros of both signs.
+    const VALUES: [f32; 9] = [
+        f32::NEG_INFINITY,
+        -3.5,
+        -0.0,
+        0.0,
+        1.0,
+        1.0,
+        2.5,
+        f32::MAX,
+        f32::INFINITY,
+    ];
+
+    fn arrays() -> impl Iterator<Item = [f32; 8]> {
+        (0..200u32).map(|s| {
+            std::array::from_fn(|k| VALUES[(s as usize * 7 + k * (s as usize % 5 + 1)) % 9])
+        })
+    }
+
+    #[test]
+    fn every_operation_matches_its_lane_by_lane_meaning() {
+        for a in arrays() {
+            for b in arrays().take(20) {
+                for at in [0, 4] {
+                    let (x, y) = (F32x4::load(&a, at), F32x4::load(&b, at));
+                    let (xa, ya) = (x.to_array(), y.to_array());
+                    assert_eq!(xa, a[at..at + 4]);
+                    let mask =
+                        |f: &dyn Fn(usize) -> bool| (0..4).fold(0, |m, k| m | u32::from(f(k)) << k);
+                    assert_eq!(x.le(y).bitmask(), mask(&|k| xa[k] <= ya[k]));
+                    assert_eq!(x.ge(y).bitmask(), mask(&|k| xa[k] >= ya[k]));
+                    let (le, ge) = (x.le(y), x.ge(y));
+                    assert_eq!(le.and(ge).bitmask(), mask(&|k| xa[k] == ya[k]));
+                    assert_eq!(le.or(ge).bitmask(), 0b1111);
+                    let (lo, hi) = (x.min(y).to_array(), x.max(y).to_array());
+                    for k in 0..4 {
+                        assert_eq!(lo[k], xa[k].min(ya[k]), "min of {} and {}", xa[k], ya[k]);
+                        assert_eq!(hi[k], xa[k].max(ya[k]), "max of {} and {}", xa[k], ya[k]);
+                    }
+                    assert_eq!(F32x4::splat(a[at]).to_array(), [a[at]; 4]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn block_tests_match_rect_intersects() {
+        let mut n = 0;
+        for lx in arrays().step_by(3) {
+            let ly: [f32; 8] = std::array::from_fn(|k| lx[(k + 3) % 8]);
+            let hx: [f32; 8] = std::array::from_fn(|k| lx[k].max(lx[(k + 1) % 8]));
+            let hy: [f32; 8] = std::array::from_fn(|k| ly[k].max(ly[(k + 5) % 8]));
+            for q in [
+                Rect::new(-1.0, -1.0, 1.0, 1.0),
+                Rect::new(0.0, 0.0, 0.0, 0.0),
+                Rect::new(1.0, -4.0, 2.5, 1.0),
+                Rect::new(-f32::MAX, -f32::MAX, f32::MAX, f32::MAX),
+            ] {
+                let want = (0..8).fold(0, |m, k| {
+                    let hit = lx[k] <= q.max_x
+                        && q.min_x <= hx[k]
+                        && ly[k] <= q.max_y
+                        && q.min_y <= hy[k];
+                    m | u32::from(hit) << k
+                });
+                n += want.count_ones();
+                assert_eq!(hits8(&lx, &ly, &hx, &hy, &q), want);
+                if let Some(avx) = Avx::detect() {
+                    assert_eq!(avx.run(|| avx.hits8(&lx, &ly, &hx, &hy, &q)), want);
+                }
+            }
+        }
+        assert!(n > 100, "the cases must hit as well as miss");
+    }
+}
