@@ -641,3 +641,35 @@ fn a_right_click_that_misses_says_no() {
     assert!(line.contains("collides: no"), "{line}");
     assert_eq!(check_report(line).0, 0);
 }
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn loose_placement_draws_the_loose_bounds() {
+    let shot = temp_png("loose.png");
+    run(&[
+        "--spawn",
+        "3000",
+        "--frames",
+        "5",
+        "--gravity",
+        "off",
+        "--placement",
+        "loose",
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ]);
+    let img = Png::read(&shot);
+    // The left depth-1 node's cell is world x 0 to 1536; its loose bounds reach half a cell
+    // further, to x = 2304: screen x = 768, where exact placement draws no depth-1 line.
+    let depth1 = [255, 217, 77];
+    let rows: Vec<usize> = (250..760).collect();
+    let lit = rows
+        .iter()
+        .filter(|&&y| (767..=769).any(|x| img.is(x, y, depth1)))
+        .count();
+    assert!(
+        lit * 10 >= rows.len() * 8,
+        "loose bound at {lit} of {} rows",
+        rows.len()
+    );
+}
