@@ -12,7 +12,8 @@
 //! - `slots`: [`ItemId`], [`ItemRef`], the slot table and its free chain;
 //! - `placement`: rectangle to level and cell, and the node that must hold it;
 //! - `arena`: nodes, splits, merges, collapses;
-//! - `items`: a node's item list and its block tests;
+//! - `items`: a node's item list and its block scans;
+//! - `simd`: the block test and bounding box in each target's vector form (the only unsafe code);
 //! - `traverse`: the explicit-stack and table walks every query and the pair search use;
 //! - `query`: rectangle, point, circle, colliding-with and nearest queries;
 //! - `pairs`: all intersecting pairs;
@@ -32,10 +33,11 @@
 //!   makes more rectangle tests for the same pairs. Loose placement exists for region queries
 //!   over large, dense items, where exact placement keeps every straddler high in the tree.
 //! - **Rectangles live in blocks of eight, one array per edge, and nowhere else.** One query
-//!   rectangle is tested against a block with a few vector compares (AVX where the CPU has it,
-//!   checked at run time once per scan; SSE or portable code otherwise), and storing each
-//!   rectangle once keeps an item at about 40 bytes with a `u32` payload: builds are bound by
-//!   memory traffic, so bytes per item matter as much as instructions.
+//!   rectangle is tested against a block with a few vector compares (SSE, NEON or WebAssembly
+//!   SIMD, chosen at compile time, and AVX where the CPU has it, checked at run time once per
+//!   scan; portable code elsewhere), and storing each rectangle once keeps an item at about
+//!   40 bytes with a `u32` payload: builds are bound by memory traffic, so bytes per item
+//!   matter as much as instructions.
 //! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
 //!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to
 //!   update), even though they make more rectangle tests.
