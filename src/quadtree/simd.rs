@@ -6,7 +6,9 @@
 //! - aarch64: NEON, part of every aarch64 CPU the standard targets name;
 //! - wasm32 built with `simd128` (`-C target-feature=+simd128`): WebAssembly SIMD;
 //! - everything else, or any target built with `--cfg quadstress_portable`: plain arrays,
-//!   lane by lane (the compiler vectorizes the compares but not the bit masks).
+//!   lane by lane. The compiler vectorizes the compares; the bit mask of a block is taken
+//!   from both halves at once ([`M32x4::bitmask8`]), which keeps its reduction simple enough
+//!   to vectorize too.
 //!
 //! The scans are written once in this vocabulary ([`hits8`], [`bounds8`]). On x86_64 an
 //! [`Avx`] token, which exists only once the CPU is known to have AVX, also tests eight lanes
@@ -36,9 +38,9 @@ pub(super) fn hits8(
         let y = F32x4::load(min_y, at)
             .le(rhy)
             .and(F32x4::load(max_y, at).ge(rly));
-        x.and(y).bitmask()
+        x.and(y)
     };
-    half(0) | (half(4) << 4)
+    M32x4::bitmask8(half(0), half(4))
 }
 
 /// The edge arrays of a block of eight rectangles: min x, min y, max x, max y.
@@ -167,6 +169,12 @@ mod form {
         #[inline(always)]
         pub(in super::super) fn bitmask(self) -> u32 {
             (unsafe { _mm_movemask_ps(self.0) }) as u32
+        }
+
+        /// Bit `k` set when lane `k` of `lo` is set, bit `k + 4` when lane `k` of `hi` is.
+        #[inline(always)]
+        pub(in super::super) fn bitmask8(lo: Self, hi: Self) -> u32 {
+            lo.bitmask() | (hi.bitmask() << 4)
         }
     }
 
@@ -318,6 +326,12 @@ mod form {
             const BITS: [u32; 4] = [1, 2, 4, 8];
             unsafe { vaddvq_u32(vandq_u32(self.0, vld1q_u32(BITS.as_ptr()))) }
         }
+
+        /// Bit `k` set when lane `k` of `lo` is set, bit `k + 4` when lane `k` of `hi` is.
+        #[inline(always)]
+        pub(in super::super) fn bitmask8(lo: Self, hi: Self) -> u32 {
+            lo.bitmask() | (hi.bitmask() << 4)
+        }
     }
 }
 
@@ -397,6 +411,12 @@ mod form {
         pub(in super::super) fn bitmask(self) -> u32 {
             i32x4_bitmask(self.0) as u32
         }
+
+        /// Bit `k` set when lane `k` of `lo` is set, bit `k + 4` when lane `k` of `hi` is.
+        #[inline(always)]
+        pub(in super::super) fn bitmask8(lo: Self, hi: Self) -> u32 {
+            lo.bitmask() | (hi.bitmask() << 4)
+        }
     }
 }
 
@@ -473,16 +493,25 @@ mod form {
         pub(in super::super) fn or(self, o: Self) -> Self {
             M32x4(std::array::from_fn(|k| self.0[k] | o.0[k]))
         }
-        /// Bit `k` set when lane `k` is set: each lane's top bit, moved to its place.
+        /// Bit `k` set when lane `k` is set: each lane's top bit, moved to its place. (The
+        /// block test takes eight lanes at once, through [`bitmask8`](Self::bitmask8).)
+        #[cfg_attr(not(test), allow(dead_code))]
         #[inline(always)]
         pub(in super::super) fn bitmask(self) -> u32 {
             let m = self.0;
             (m[0] >> 31) | ((m[1] >> 31) << 1) | ((m[2] >> 31) << 2) | ((m[3] >> 31) << 3)
         }
+
+        /// Bit `k` set when lane `k` of `lo` is set, bit `k + 4` when lane `k` of `hi` is.
+        #[inline(always)]
+        pub(in super::super) fn bitmask8(lo: Self, hi: Self) -> u32 {
+            let l: [u32; 4] = std::array::from_fn(|k| (lo.0[k] & (1 << k)) | (hi.0[k] & (16 << k)));
+            (l[0] | l[1]) | (l[2] | l[3])
+        }
     }
 }
 
-use form::F32x4;
+use form::{F32x4, M32x4};
 
 #[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]
 pub(super) use form::Avx;
@@ -554,6 +583,10 @@ mod tests {
                     let (le, ge) = (x.le(y), x.ge(y));
                     assert_eq!(le.and(ge).bitmask(), mask(&|k| xa[k] == ya[k]));
                     assert_eq!(le.or(ge).bitmask(), 0b1111);
+                    assert_eq!(
+                        M32x4::bitmask8(le, ge),
+                        x.le(y).bitmask() | (x.ge(y).bitmask() << 4)
+                    );
                     let (lo, hi) = (x.min(y).to_array(), x.max(y).to_array());
                     for k in 0..4 {
                         assert_eq!(lo[k], xa[k].min(ya[k]), "min of {} and {}", xa[k], ya[k]);
