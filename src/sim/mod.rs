@@ -94,8 +94,9 @@ pub struct Simulation {
     contacts: Vec<(u32, u32)>,
     /// Reused buffer of the particles' squares for the brute-force broad phase.
     rects: Vec<Rect>,
-    /// Reused buffers of the bottom-up pass: (row, contact index) sorted by row, row starts.
-    stack_order: Vec<(u64, u32)>,
+    /// Reused buffers of the bottom-up pass: the contacts in row order, (row, contact index)
+    /// in contact order, row starts.
+    stack_order: Vec<(u32, u32)>,
     stack_rows: Vec<(u64, u32)>,
     row_starts: Vec<u32>,
     /// Largest left and top edge a particle may have: its square then ends inside the walls

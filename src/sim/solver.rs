@@ -100,6 +100,7 @@ impl Simulation {
             last = last.max(r);
             self.stack_rows.push((r, k as u32));
         }
+        // The contacts themselves, in row order: the pass below then reads them in sequence.
         self.stack_order.clear();
         let n = self.stack_rows.len();
         if n == 0 {
@@ -116,19 +117,21 @@ impl Simulation {
                 self.row_starts[r + 1] += self.row_starts[r];
             }
             self.stack_order.resize(n, (0, 0));
-            for &(r, k) in &self.stack_rows {
+            for (&(r, _), &c) in self.stack_rows.iter().zip(&self.contacts) {
                 let at = &mut self.row_starts[(r - first) as usize];
-                self.stack_order[*at as usize] = (r, k);
+                self.stack_order[*at as usize] = c;
                 *at += 1;
             }
         } else {
-            std::mem::swap(&mut self.stack_order, &mut self.stack_rows);
             // Keys are unique, so this is the order the counting sort gives.
-            self.stack_order.sort_unstable();
+            self.stack_rows.sort_unstable();
+            let contacts = &self.contacts;
+            self.stack_order
+                .extend(self.stack_rows.iter().map(|&(_, k)| contacts[k as usize]));
         }
-        for &(_, k) in &self.stack_order {
-            let (a, b) = self.contacts[k as usize];
-            let (pa, pb) = (self.particles[a as usize], self.particles[b as usize]);
+        let particles = &mut self.particles[..];
+        for &(a, b) in &self.stack_order {
+            let (pa, pb) = (particles[a as usize], particles[b as usize]);
             let (hi, mut upper, lower) = if pa.y >= pb.y {
                 (b, pb, pa)
             } else {
@@ -140,13 +143,14 @@ impl Simulation {
             }
             upper.y -= (oy - slop).max(0.0);
             upper.vy = upper.vy.min(lower.vy);
-            self.particles[hi as usize] = upper;
+            particles[hi as usize] = upper;
         }
     }
 
     fn solve_pass(&mut self, s: f32, e: f32, correction: f32, slop: f32) {
+        let particles = &mut self.particles[..];
         for &(a, b) in &self.contacts {
-            let (pa, pb) = (self.particles[a as usize], self.particles[b as usize]);
+            let (pa, pb) = (particles[a as usize], particles[b as usize]);
             let (dx, dy) = (pb.x - pa.x, pb.y - pa.y);
             let (ox, oy) = (s - dx.abs(), s - dy.abs());
             if ox < 0.0 || oy < 0.0 {
@@ -174,8 +178,8 @@ impl Simulation {
             ua.y -= push * ny;
             ub.x += push * nx;
             ub.y += push * ny;
-            self.particles[a as usize] = ua;
-            self.particles[b as usize] = ub;
+            particles[a as usize] = ua;
+            particles[b as usize] = ub;
         }
     }
 }
