@@ -303,10 +303,12 @@ impl<T> ItemList<T> {
         let Some(blocks) = self.lanes.get(first..) else {
             return ControlFlow::Continue(());
         };
+        // A copy `f` cannot write to, so the query's edges are read once (see `gather`).
+        let r = *r;
         // Lanes before `from` in its block are masked off.
         let mut skip = !0u32 << (from % W);
         for (b, lanes) in blocks.iter().enumerate() {
-            let mut mask = hits(lanes, r) & skip;
+            let mut mask = hits(lanes, &r) & skip;
             skip = !0;
             while mask != 0 {
                 let k = mask.trailing_zeros() as usize;
@@ -368,12 +370,17 @@ impl<T> ItemList<T> {
     where
         H: Fn(&Lanes, &Rect) -> u32,
     {
-        for (lanes, entries) in self.lanes.iter().zip(self.entries.chunks(W)) {
-            let mut mask = hits(lanes, r);
+        // A copy the compiler knows `out` cannot alias, so the query's edges are read (and
+        // broadcast) once, not once per block.
+        let r = *r;
+        // Entries are only looked up for hits: pairing each block with its slice of entries
+        // cost more than the block test itself.
+        for (b, lanes) in self.lanes.iter().enumerate() {
+            let mut mask = hits(lanes, &r);
             while mask != 0 {
                 let k = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
-                out.push(entries[k].id);
+                out.push(self.entries[b * W + k].id);
             }
         }
     }
