@@ -505,7 +505,12 @@ mod form {
         /// Bit `k` set when lane `k` of `lo` is set, bit `k + 4` when lane `k` of `hi` is.
         #[inline(always)]
         pub(in super::super) fn bitmask8(lo: Self, hi: Self) -> u32 {
-            let l: [u32; 4] = std::array::from_fn(|k| (lo.0[k] & (1 << k)) | (hi.0[k] & (16 << k)));
+            // The lane bits come through `black_box` so that the compiler cannot specialize
+            // each lane's `&` into a different shift or extension: with every lane alike, the
+            // whole reduction stays in vector registers.
+            let bits = std::hint::black_box([1u32, 2, 4, 8]);
+            let l: [u32; 4] =
+                std::array::from_fn(|k| (lo.0[k] & bits[k]) | (hi.0[k] & (bits[k] << 4)));
             (l[0] | l[1]) | (l[2] | l[3])
         }
     }
