@@ -175,7 +175,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(Key(KeyCode::L),             "L",            Pressed, A::TogglePlacement,  "placement: exact (smallest containing node) / loose (tree rebuilt)"),
     bind(Key(KeyCode::Tab),           "tab",          Pressed, A::ToggleHud,        "statistics panel on / off"),
     bind(Key(KeyCode::H),             "H",            Pressed, A::ToggleHelp,       "help on / off"),
-    bind(Key(KeyCode::Escape),        "esc",          Pressed, A::Quit,             "quit"),
+    bind(Key(KeyCode::Escape),        "esc",          Pressed, A::Quit,             "quit (on the desktop; a web page stays)"),
 ];
 
 /// Help lines, one per distinct (label, help) row, in table order: bindings that share a label
