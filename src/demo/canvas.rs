@@ -73,11 +73,16 @@ impl Canvas {
         if x0 >= cw || y0 >= ch || x + w <= 0.0 || y + h <= 0.0 {
             return;
         }
-        let stride = cw as usize * 4;
-        for row in y0 as usize..y1 as usize {
-            let start = row * stride + x0 as usize * 4;
-            let end = row * stride + x1 as usize * 4;
-            for px in self.image.bytes[start..end].chunks_exact_mut(4) {
+        self.fill_pixels(x0 as usize, y0 as usize, x1 as usize, y1 as usize, rgba);
+    }
+
+    /// Fills the pixels `x0..x1` x `y0..y1`, already clipped to the canvas.
+    #[inline]
+    fn fill_pixels(&mut self, x0: usize, y0: usize, x1: usize, y1: usize, rgba: [u8; 4]) {
+        let stride = usize::from(self.image.width) * 4;
+        for row in y0..y1 {
+            let span = &mut self.image.bytes[row * stride + x0 * 4..row * stride + x1 * 4];
+            for px in span.chunks_exact_mut(4) {
                 px.copy_from_slice(&rgba);
             }
         }
@@ -93,14 +98,7 @@ impl Canvas {
         if x0 >= x1 || y0 >= y1 {
             return;
         }
-        let stride = cw as usize * 4;
-        for row in y0 as usize..y1 as usize {
-            let start = row * stride + x0 as usize * 4;
-            let end = row * stride + x1 as usize * 4;
-            for px in self.image.bytes[start..end].chunks_exact_mut(4) {
-                px.copy_from_slice(&rgba);
-            }
-        }
+        self.fill_pixels(x0 as usize, y0 as usize, x1 as usize, y1 as usize, rgba);
     }
 
     /// Blends `rgb` over the pixel rectangle with opacity `alpha` (0 to 255): over a drawn

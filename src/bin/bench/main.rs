@@ -200,6 +200,14 @@ fn agree(name: &str, counts: &[(&str, u64)]) -> bool {
     same
 }
 
+/// Clears `tree` and inserts `rects` in bulk, payload = index.
+fn rebuild_bulk(tree: &mut Quadtree<u32>, rects: &[Rect], ids: &mut Vec<ItemId>) -> usize {
+    tree.clear();
+    ids.clear();
+    tree.insert_many(rects.iter().enumerate().map(|(i, r)| (*r, i as u32)), ids)
+        .unwrap()
+}
+
 fn tree_queries(tree: &Quadtree<u32>, queries: &[Rect], out: &mut Vec<ItemId>) -> u64 {
     queries
         .iter()
@@ -270,15 +278,7 @@ fn boxes_1m_800x600() -> bool {
         });
         line(&format!("{t}.refill_after_clear"), ms(refill), "ms");
         let mut ids = Vec::with_capacity(rects.len());
-        let (bulk, _) = median(5, || {
-            tree.clear();
-            ids.clear();
-            tree.insert_many(
-                rects.iter().enumerate().map(|(i, r)| (*r, i as u32)),
-                &mut ids,
-            )
-            .unwrap()
-        });
+        let (bulk, _) = median(5, || rebuild_bulk(&mut tree, &rects, &mut ids));
         line(&format!("{t}.rebuild_bulk"), ms(bulk), "ms");
         let (tq, hits) = median(21, || tree_queries(&tree, &[centre], &mut out));
         assert_eq!(
@@ -453,15 +453,7 @@ fn pairs(n: usize) -> bool {
         let (tp_grown, c_grown) = median(reps, || tree_pairs(&tree));
         // A warm rebuild, as a per-frame broad phase does it: clear, then bulk insert.
         let mut ids = Vec::with_capacity(n);
-        let (tr, _) = median(reps, || {
-            tree.clear();
-            ids.clear();
-            tree.insert_many(
-                rects.iter().enumerate().map(|(i, r)| (*r, i as u32)),
-                &mut ids,
-            )
-            .unwrap()
-        });
+        let (tr, _) = median(reps, || rebuild_bulk(&mut tree, &rects, &mut ids));
         // From scratch means rebuild, then search that same tree.
         let (tp, c) = median(reps, || tree_pairs(&tree));
         if label == "tree" {
