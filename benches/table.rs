@@ -3,19 +3,21 @@
 //! each workload.
 //!
 //! ```sh
-//! cargo run --release --bin bench                            # every workload
-//! cargo run --release --bin bench -- pairs moving            # some of them
-//! cargo run --release --features peers --bin bench           # with the peer crates
+//! cargo bench --bench table                          # every workload
+//! cargo bench --bench table -- pairs moving          # some of them
+//! cargo bench --features peers --bench table         # with the peer crates
+//! cargo test --release --features peers --bench table  # check every method against the oracle
 //! ```
 //!
 //! Times are medians over repetitions. Compare ratios within a run, not absolute times across
 //! runs: the machines are shared. Every method's count is compared with the others' (and
 //! brute force's where affordable); the command exits non-zero if any differ.
 
-mod baselines;
+mod support;
+
 #[cfg(feature = "peers")]
-mod peers;
-mod workloads;
+use support::peers;
+use support::{baselines, workloads};
 
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -37,10 +39,17 @@ const WORKLOADS: [&str; 7] = [
 ];
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `cargo bench` passes `--bench`; `cargo test` does not, and gets the checks instead.
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let timing = args.iter().any(|a| a == "--bench");
+    args.retain(|a| a != "--bench");
+    if !timing {
+        check();
+        return;
+    }
     if args.iter().any(|a| a == "-h" || a == "--help") {
         println!(
-            "usage: bench [WORKLOAD]...   (workloads: {})",
+            "usage: cargo bench --bench table -- [WORKLOAD]...   (workloads: {})",
             WORKLOADS.join(", ")
         );
         return;
@@ -80,6 +89,16 @@ fn main() {
         eprintln!("counts disagree between methods");
         std::process::exit(1);
     }
+}
+
+/// Every method the table times, checked against the oracle on small random data; a failed
+/// check panics, so `cargo test --bench table` fails.
+fn check() {
+    baselines::checks::baselines_match_the_oracle();
+    #[cfg(feature = "peers")]
+    peers::checks::peers_match_the_oracle();
+    let passed = if cfg!(feature = "peers") { 2 } else { 1 };
+    println!("test result: ok. {passed} passed; 0 failed (the table's methods against the oracle)");
 }
 
 /// Median of `reps` timings of `f`, by the percentile rule the demo's reports use.

@@ -198,14 +198,13 @@ impl UniformGrid {
     }
 }
 
-#[cfg(test)]
-mod tests {
+/// Checks against the oracle, run by `cargo test --bench table`.
+pub mod checks {
     use super::*;
     use quadstress::oracle::{self, TestRng};
 
     /// Both baselines report exactly the oracle's pairs, on boxes with common exact touches.
-    #[test]
-    fn baselines_match_the_oracle() {
+    pub fn baselines_match_the_oracle() {
         let mut rng = TestRng::new(11);
         for n in [0, 1, 2, 50, 2_000] {
             let rects: Vec<Rect> = (0..n)

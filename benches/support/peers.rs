@@ -134,15 +134,14 @@ pub fn static_index_queries(index: &StaticAABB2DIndex<f32>, queries: &[Rect]) ->
     n
 }
 
-#[cfg(test)]
-mod tests {
+/// Checks against the oracle, run by `cargo test --bench table`.
+pub mod checks {
     use super::*;
     use quadstress::oracle::{self, TestRng};
 
     /// Every peer gives the oracle's counts, touching boxes included. The boxes have area:
     /// broccoli's rectangle query misses some zero-width boxes, which no workload here has.
-    #[test]
-    fn peers_match_the_oracle() {
+    pub fn peers_match_the_oracle() {
         let mut rng = TestRng::new(5);
         let rects: Vec<Rect> = (0..3_000)
             .map(|_| {

@@ -2,33 +2,11 @@
 //! global allocator watches.
 #![cfg(feature = "sim")]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
+use common::alloc::{self, Counting};
 use quadstress::sim::{Broadphase, SimConfig, Simulation};
 use quadstress::Rect;
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-static BYTES: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: defers to the system allocator; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(new_size, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -57,13 +35,13 @@ fn steady_state_steps_allocate_nothing() {
         for _ in 0..warm_up {
             sim.step(1.0 / 60.0).unwrap();
         }
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let before = alloc::allocations();
         let mut contacts = 0;
         for _ in 0..200 {
             sim.step(1.0 / 60.0).unwrap();
             contacts += sim.counts().contacts;
         }
-        let allocated = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        let allocated = alloc::allocations() - before;
         assert!(contacts > 0);
         assert_eq!(
             allocated, 0,
@@ -81,13 +59,13 @@ fn steady_state_steps_allocate_nothing() {
     .unwrap();
     sim.spawn_burst(100).unwrap();
     sim.spawn_stream(50.0, 1e7, 300, 20.0, 0.0).unwrap();
-    let before = BYTES.load(Ordering::Relaxed);
+    let before = alloc::bytes();
     let mut contacts = 0;
     for _ in 0..20 {
         sim.step(1.0 / 60.0).unwrap();
         contacts += sim.counts().contacts;
     }
-    let bytes = BYTES.load(Ordering::Relaxed) - before;
+    let bytes = alloc::bytes() - before;
     assert!(contacts > 0);
     assert!(
         bytes < 1 << 20,

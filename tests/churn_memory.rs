@@ -2,31 +2,10 @@
 //! holds on to no more than a small multiple of its peak contents. A counting global
 //! allocator tracks the bytes in use.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
+use common::alloc::{self, Counting};
 use quadstress::{oracle::TestRng, Quadtree, Rect};
-
-struct Counting;
-
-static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: defers to the system allocator; only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE_BYTES.fetch_add(new_size, Ordering::Relaxed);
-        LIVE_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -38,7 +17,7 @@ fn memory_after_churn_stays_bounded_by_the_peak() {
     const CYCLES: usize = 120;
     let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
     let mut rng = TestRng::new(12);
-    let start = LIVE_BYTES.load(Ordering::Relaxed);
+    let start = alloc::live_bytes();
     let mut tree = Quadtree::new(world).unwrap();
     let mut ids = Vec::with_capacity(N);
     let mut after = Vec::new();
@@ -63,7 +42,7 @@ fn memory_after_churn_stays_bounded_by_the_peak() {
         for id in ids.drain(..) {
             tree.remove(id).unwrap();
         }
-        after.push(LIVE_BYTES.load(Ordering::Relaxed) - start);
+        after.push(alloc::live_bytes() - start);
     }
     tree.validate().unwrap();
     assert!(tree.is_empty());

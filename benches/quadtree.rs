@@ -1,21 +1,17 @@
 //! Criterion benchmarks: the quadtree beside its baselines on the same data.
-//! `cargo bench` runs them; `cargo run --release --bin bench` prints the project's table.
+//! `cargo bench --bench quadtree` runs them; `cargo bench --bench table` prints the project's table.
 
-// Shared with the bench binary, whose unit tests it carries: unused here.
-#[path = "../bin/bench/baselines.rs"]
-#[allow(unused_imports, dead_code)]
-mod baselines;
-
-#[path = "../bin/bench/workloads.rs"]
+// Shared with the table bench, whose checks and peers go unused here.
 #[allow(dead_code)]
-mod workloads;
+mod support;
 
 use std::hint::black_box;
 use std::ops::ControlFlow;
 
-use baselines::{SortAndSweep, UniformGrid};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use quadstress::{Config, Placement, Quadtree, Rect};
+use support::baselines::{SortAndSweep, UniformGrid};
+use support::workloads;
 
 fn build(world: Rect, rects: &[Rect]) -> Quadtree<u32> {
     build_with(world, Config::default(), rects)
