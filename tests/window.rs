@@ -223,8 +223,8 @@ fn check_report(line: &str) -> (usize, usize, usize) {
     assert_eq!(line.contains("collides: yes"), count > 0, "{line}");
     let visited = field(line, "nodes visited:");
     let visited_of = field(line, &format!("nodes visited: {visited} of"));
-    let tested = field(line, "items tested:");
-    let tested_of = field(line, &format!("items tested: {tested} of"));
+    let tested = field(line, "particles tested:");
+    let tested_of = field(line, &format!("particles tested: {tested} of"));
     assert!(1 <= visited && visited <= visited_of, "{line}");
     assert!(count <= tested && tested <= tested_of, "{line}");
     (count, visited, tested)

@@ -1,17 +1,15 @@
-//! The demo's state and its per-frame work: input, simulation step, the blue quad's test.
+//! The demo's state and its per-frame work: the actions of the controls table, the simulation
+//! step, the blue quad. `App` reads no clock and no input device of its own: the loop hands it
+//! a [`Clock`] and a [`Pointer`], so its logic is tested without a window.
 
 use std::fmt::Write as _;
-use std::ops::ControlFlow;
 
-use macroquad::input::{
-    is_key_down, is_key_pressed, is_mouse_button_down, is_mouse_button_pressed, mouse_position,
-    mouse_wheel,
-};
+use clap::ValueEnum;
 use quadstress::sim::{Broadphase, PhaseTimes, SimConfig, SimError, Simulation};
 use quadstress::{Config, Placement, Rect, MAX_DEPTH};
 
-use super::controls::{Action, Binding, Input, Trigger, BINDINGS};
-use super::platform::now_seconds;
+use super::controls::{Action, Binding};
+use super::probe::Probe;
 use super::view::{Camera, View};
 
 /// The world the demo simulates: three times the default window, so 50,000 particles of 8x8
@@ -24,14 +22,14 @@ pub const PARTICLE_SIZE: f32 = 8.0;
 /// itself, where the solver spends its steps on overlaps. The headless mode's `pile.packing`
 /// (the particles' area over the area under the pile's top) shows where that happens.
 pub const MAX_COVERAGE: f32 = 0.92;
-/// How long the right-click report stays on screen after the last click or move, in seconds.
-pub const REPORT_SECONDS: f64 = 4.0;
 /// Frames kept for the frame-time graph (about three seconds at 60 FPS).
 pub const GRAPH_FRAMES: usize = 180;
 /// Most particles the brute-force broad phase accepts: above this, one of its steps takes
 /// more than about 100 ms on the machine this was measured on (2 shared cores), and the
 /// window would freeze.
 pub const BRUTE_FORCE_MAX_PARTICLES: usize = 5_000;
+/// How long a message stays on screen, in seconds.
+const MESSAGE_SECONDS: f64 = 3.0;
 
 const QUAD_SPEED: f32 = 900.0;
 /// A frame longer than this is simulated as this long: a slow frame means slow motion rather
@@ -40,13 +38,16 @@ const MAX_DT: f32 = 1.0 / 60.0;
 /// Zoom factor per wheel notch.
 const ZOOM_STEP: f32 = 1.25;
 
+/// Seconds on a monotonic clock: `platform::now_seconds` in the window, a fake one in tests.
+pub type Clock = fn() -> f64;
+
 /// Most particles the demo's world holds: [`MAX_COVERAGE`] of its area.
 pub fn particle_cap() -> usize {
     (WORLD.width() * WORLD.height() * MAX_COVERAGE / (PARTICLE_SIZE * PARTICLE_SIZE)) as usize
 }
 
-/// What the particles' colours mean.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What the particles' colours mean (also the `--colors` flag's values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorMode {
     /// The depth of the node holding the particle: the tree shows inside a dense pile.
     #[default]
@@ -77,45 +78,76 @@ impl ColorMode {
     }
 }
 
-/// The blue quad's test, kept up to date every frame while it is shown.
-#[derive(Debug, Default)]
-pub struct QuadReport {
-    /// Particles touching the quad, by the tree.
-    pub count: usize,
-    /// The same count by scanning every particle.
-    pub brute_count: usize,
-    /// Nodes the tree query entered, and nodes in the tree.
-    pub nodes_visited: usize,
-    pub nodes_total: usize,
-    /// Particles the tree query tested, and particles in the tree.
-    pub items_tested: usize,
-    pub items_total: usize,
-    /// How long the tree query took.
-    pub query_ms: f64,
-    /// Until when the report stays on screen (`now_seconds`).
-    pub until: f64,
+/// What is drawn, and which overlays are open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Display {
+    /// What the particles' colours mean.
+    pub colors: ColorMode,
+    /// Node outlines.
+    pub outlines: bool,
+    /// The statistics panel.
+    pub hud: bool,
+    /// The help overlay.
+    pub help: bool,
 }
 
-impl QuadReport {
-    /// The console form of the report.
-    pub fn line(&self, quad: &Rect) -> String {
-        format!(
-            "blue quad [{:.0}, {:.0}, {:.0}, {:.0}] collides: {}; particles touching: {}; nodes visited: {} of {}; items tested: {} of {}; tree query: {:.3} ms; brute force: {} ({})",
-            quad.min_x,
-            quad.min_y,
-            quad.max_x,
-            quad.max_y,
-            if self.count > 0 { "yes" } else { "no" },
-            self.count,
-            self.nodes_visited,
-            self.nodes_total,
-            self.items_tested,
-            self.items_total,
-            self.query_ms,
-            self.brute_count,
-            if self.count == self.brute_count { "agrees" } else { "DISAGREES" },
-        )
+impl Default for Display {
+    fn default() -> Self {
+        Display {
+            colors: ColorMode::default(),
+            outlines: true,
+            hud: true,
+            help: false,
+        }
     }
+}
+
+/// The frame times of the last [`GRAPH_FRAMES`] frames, in milliseconds.
+#[derive(Clone, Debug)]
+pub struct FrameGraph {
+    ms: [f32; GRAPH_FRAMES],
+    /// Frames recorded so far; the next one goes at `recorded % GRAPH_FRAMES`.
+    recorded: usize,
+}
+
+impl FrameGraph {
+    fn new() -> Self {
+        FrameGraph {
+            ms: [0.0; GRAPH_FRAMES],
+            recorded: 0,
+        }
+    }
+
+    /// Records a frame time.
+    pub fn record(&mut self, seconds: f32) {
+        self.ms[self.recorded % GRAPH_FRAMES] = seconds * 1e3;
+        self.recorded += 1;
+    }
+
+    /// The last frame's time, 0 before the first.
+    pub fn last_ms(&self) -> f32 {
+        self.ms[(self.recorded + GRAPH_FRAMES - 1) % GRAPH_FRAMES]
+    }
+
+    /// The kept frame times, oldest first (zeros before the first frames).
+    pub fn oldest_first(&self) -> impl Iterator<Item = f32> + '_ {
+        (0..GRAPH_FRAMES).map(move |i| self.ms[(self.recorded + i) % GRAPH_FRAMES])
+    }
+
+    /// The slowest kept frame time.
+    pub fn slowest_ms(&self) -> f32 {
+        self.ms.iter().copied().fold(0.0, f32::max)
+    }
+}
+
+/// The pointer this frame: where it is on screen and how far the wheel turned.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pointer {
+    /// Screen position.
+    pub x: f32,
+    pub y: f32,
+    /// Wheel notches, positive away from the user.
+    pub wheel: f32,
 }
 
 /// Fractional particles owed to each spawn source, so low rates still spawn.
@@ -126,46 +158,50 @@ struct SpawnDebt {
     cursor: f32,
 }
 
+/// A message for the screen (spawn cap reached, settings changed) and until when it shows.
+#[derive(Debug, Default)]
+struct Message {
+    text: String,
+    until: f64,
+}
+
 /// Everything the demo remembers between frames.
 pub struct App {
+    /// The particles and their tree.
     pub sim: Simulation,
-    pub quad: Rect,
+    /// Where the view looks.
     pub camera: Camera,
-    pub colors: ColorMode,
-    pub show_outlines: bool,
-    pub show_help: bool,
-    pub show_hud: bool,
-    pub paused: bool,
-    pub quit: bool,
+    /// What is drawn.
+    pub display: Display,
+    /// The blue quad.
+    pub probe: Probe,
+    /// Recent frame times.
+    pub graph: FrameGraph,
+    /// The last step's phase times.
+    pub times: PhaseTimes,
+    paused: bool,
     step_once: bool,
+    quit: bool,
     /// Particles per second from the cursor.
-    pub cursor_rate: f32,
+    cursor_rate: f32,
     debt: SpawnDebt,
-    /// The grip on the quad while the right button drags it: cursor minus quad corner.
-    quad_grip: Option<(f32, f32)>,
     /// The last cursor position while the middle button pans.
     pan_from: Option<(f32, f32)>,
-    pub times: PhaseTimes,
-    /// Frame times in milliseconds, a ring of `GRAPH_FRAMES`.
-    pub frame_ms: [f32; GRAPH_FRAMES],
-    pub frame_index: usize,
-    pub report: QuadReport,
-    /// Indices of the particles touching the quad.
-    pub hits: Vec<u32>,
-    /// Cells of the nodes the quad's query visited, and whether each is a leaf.
-    pub visited: Vec<(Rect, bool)>,
-    /// A message for the screen (spawn cap reached, settings changed) and until when.
-    pub message: String,
-    pub message_until: f64,
+    message: Message,
+    clock: Clock,
 }
 
 impl App {
-    /// A demo with the given tree settings and gravity.
+    /// A demo with the given tree settings, broad phase and gravity, reading `clock`.
+    ///
+    /// # Errors
+    /// The simulation's, for bad tree settings.
     pub fn new(
         tree: Config,
         gravity_on: bool,
         seed: u64,
         broadphase: Broadphase,
+        clock: Clock,
     ) -> Result<Self, SimError> {
         let sim = Simulation::new(SimConfig {
             world: WORLD,
@@ -179,67 +215,75 @@ impl App {
         })?;
         Ok(App {
             sim,
-            quad: Rect::from_min_size(1800.0, 900.0, 600.0, 450.0),
             camera: Camera::default(),
-            colors: ColorMode::default(),
-            show_outlines: true,
-            show_help: false,
-            show_hud: true,
+            display: Display::default(),
+            probe: Probe::new(Rect::from_min_size(1800.0, 900.0, 600.0, 450.0), WORLD),
+            graph: FrameGraph::new(),
+            times: PhaseTimes::default(),
             paused: false,
-            quit: false,
             step_once: false,
+            quit: false,
             cursor_rate: 600.0,
             debt: SpawnDebt::default(),
-            quad_grip: None,
             pan_from: None,
-            times: PhaseTimes::default(),
-            frame_ms: [0.0; GRAPH_FRAMES],
-            frame_index: 0,
-            report: QuadReport::default(),
-            hits: Vec::new(),
-            visited: Vec::new(),
-            message: String::new(),
-            message_until: 0.0,
+            message: Message::default(),
+            clock,
         })
+    }
+
+    /// Seconds on the app's clock.
+    pub fn now(&self) -> f64 {
+        (self.clock)()
+    }
+
+    /// Whether the simulation is paused.
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Whether the user asked to end the program.
+    pub fn quit_requested(&self) -> bool {
+        self.quit
+    }
+
+    /// Particles per second the cursor stream spawns.
+    pub fn cursor_rate(&self) -> f32 {
+        self.cursor_rate
+    }
+
+    /// The message on screen now, if any.
+    pub fn message(&self) -> Option<&str> {
+        (self.now() < self.message.until).then_some(self.message.text.as_str())
+    }
+
+    /// Whether the blue quad's report is on screen.
+    pub fn report_shown(&self) -> bool {
+        self.probe.shown(self.now())
     }
 
     /// Shows a message on screen for a few seconds and prints it.
     pub fn say(&mut self, text: std::fmt::Arguments<'_>) {
-        self.message.clear();
-        let _ = self.message.write_fmt(text);
-        println!("{}", self.message);
-        self.message_until = now_seconds() + 3.0;
+        self.message.text.clear();
+        let _ = self.message.text.write_fmt(text);
+        println!("{}", self.message.text);
+        self.message.until = self.now() + MESSAGE_SECONDS;
     }
 
-    /// Reads every binding of the table and acts on it.
-    pub fn handle_input(&mut self, dt: f32, view: &View) {
-        for b in BINDINGS {
-            let active = match (b.input, b.trigger) {
-                // A press and release between two frames still counts as held for a frame.
-                (Input::Key(k), Trigger::Held) => is_key_down(k) || is_key_pressed(k),
-                (Input::Key(k), Trigger::Pressed) => is_key_pressed(k),
-                (Input::Mouse(m), Trigger::Held) => {
-                    is_mouse_button_down(m) || is_mouse_button_pressed(m)
-                }
-                (Input::Mouse(m), Trigger::Pressed) => is_mouse_button_pressed(m),
-                (Input::Wheel, _) => mouse_wheel().1 != 0.0,
-            };
-            if active {
-                self.act(b, dt, view);
-            } else {
-                match b.action {
-                    Action::TestQuad => self.quad_grip = None,
-                    Action::Pan => self.pan_from = None,
-                    _ => {}
-                }
+    /// An input of binding `b` is not active this frame: ends the drags it started.
+    pub fn release(&mut self, b: &Binding) {
+        match b.action {
+            Action::TestQuad if self.probe.release(&mut self.sim, self.clock).is_some() => {
+                println!("dropped: {}", self.probe.line());
             }
+            Action::Pan => self.pan_from = None,
+            _ => {}
         }
     }
 
     /// Does what binding `b` does, as if its input were active this frame.
-    pub fn act(&mut self, b: &Binding, dt: f32, view: &View) {
-        let (mx, my) = mouse_position();
-        let cursor = view.to_world(mx, my);
+    pub fn act(&mut self, b: &Binding, dt: f32, view: &View, pointer: Pointer) {
+        let cursor = view.to_world(pointer.x, pointer.y);
+        let now = self.now();
         match b.action {
             Action::SpawnTrickle | Action::SpawnFlood => {
                 let rate = b.action.spawn_rate().unwrap_or(0) as f32;
@@ -261,67 +305,43 @@ impl App {
                 } else {
                     1.0 / 1.5
                 };
-                self.cursor_rate = (self.cursor_rate * factor).clamp(10.0, 50_000.0);
-                let rate = self.cursor_rate;
-                self.say(format_args!("cursor stream: {rate:.0} particles/s"));
+                self.set_cursor_rate(self.cursor_rate * factor);
             }
-            Action::TestQuad => match self.quad_grip {
-                None => {
-                    self.right_click(cursor.0, cursor.1);
-                    self.quad_grip = Some((cursor.0 - self.quad.min_x, cursor.1 - self.quad.min_y));
+            Action::TestQuad => {
+                if self
+                    .probe
+                    .hold(&mut self.sim, cursor.0, cursor.1, self.clock)
+                    .is_some()
+                {
+                    println!("right-click: {}", self.probe.line());
                 }
-                Some((gx, gy)) => self.place_quad(cursor.0 - gx, cursor.1 - gy),
-            },
+            }
             Action::Pan => {
                 if let Some((px, py)) = self.pan_from {
-                    self.camera.pan(view, mx - px, my - py);
+                    self.camera.pan(view, pointer.x - px, pointer.y - py);
                 }
-                self.pan_from = Some((mx, my));
+                self.pan_from = Some((pointer.x, pointer.y));
             }
             Action::Zoom => {
-                let notches = mouse_wheel().1.signum();
+                let notches = pointer.wheel.signum();
                 self.camera
-                    .zoom_about(view, ZOOM_STEP.powf(notches), mx, my);
+                    .zoom_about(view, ZOOM_STEP.powf(notches), pointer.x, pointer.y);
             }
             Action::FitWorld => self.camera.fit(),
-            Action::QuadLeft => self.nudge_quad(-QUAD_SPEED * dt, 0.0),
-            Action::QuadRight => self.nudge_quad(QUAD_SPEED * dt, 0.0),
-            Action::QuadUp => self.nudge_quad(0.0, -QUAD_SPEED * dt),
-            Action::QuadDown => self.nudge_quad(0.0, QUAD_SPEED * dt),
-            Action::CycleColors => {
-                self.colors = self.colors.next();
-                let name = self.colors.name();
-                self.say(format_args!("colours: {name}"));
-            }
-            Action::ToggleOutlines => self.show_outlines = !self.show_outlines,
+            Action::QuadLeft => self.probe.nudge(-QUAD_SPEED * dt, 0.0, now),
+            Action::QuadRight => self.probe.nudge(QUAD_SPEED * dt, 0.0, now),
+            Action::QuadUp => self.probe.nudge(0.0, -QUAD_SPEED * dt, now),
+            Action::QuadDown => self.probe.nudge(0.0, QUAD_SPEED * dt, now),
+            Action::CycleColors => self.set_colors(self.display.colors.next()),
+            Action::ToggleOutlines => self.display.outlines = !self.display.outlines,
             Action::Pause => self.paused = !self.paused,
             Action::Step => self.step_once = true,
             Action::Clear => {
                 self.sim.clear();
-                self.hits.clear();
-                self.visited.clear();
-                self.report.until = 0.0;
+                self.probe.forget();
             }
-            Action::ToggleGravity => {
-                let on = !self.sim.config().gravity_on;
-                self.sim.set_gravity(on);
-                self.say(format_args!("gravity {}", if on { "on" } else { "off" }));
-            }
-            Action::CycleBroadphase => {
-                let mut next = self.sim.broadphase().next();
-                if next == Broadphase::BruteForce && !self.brute_force_allowed() {
-                    self.say(format_args!(
-                        "brute force refused: {} particles, more than {} (its step would freeze the window); {}",
-                        self.sim.len(),
-                        BRUTE_FORCE_MAX_PARTICLES,
-                        next.next().name()
-                    ));
-                    next = next.next();
-                } else {
-                    self.say(format_args!("broad phase: {}", next.name()));
-                }
-                self.sim.set_broadphase(next);
-            }
+            Action::ToggleGravity => self.set_gravity(!self.sim.config().gravity_on),
+            Action::CycleBroadphase => self.set_broadphase(self.sim.broadphase().next()),
             Action::CapacityDown | Action::CapacityUp | Action::DepthDown | Action::DepthUp => {
                 let mut c = self.sim.config().tree;
                 match b.action {
@@ -330,13 +350,7 @@ impl App {
                     Action::DepthDown => c.max_depth = c.max_depth.saturating_sub(1),
                     _ => c.max_depth = (c.max_depth + 1).min(MAX_DEPTH),
                 }
-                match self.sim.set_tree_config(c) {
-                    Ok(()) => self.say(format_args!(
-                        "tree rebuilt: capacity {}, depth limit {}",
-                        c.capacity, c.max_depth
-                    )),
-                    Err(e) => self.say(format_args!("tree settings refused: {e}")),
-                }
+                self.set_tree(c);
             }
             Action::TogglePlacement => {
                 let mut c = self.sim.config().tree;
@@ -344,22 +358,71 @@ impl App {
                     Placement::Exact => Placement::Loose,
                     Placement::Loose => Placement::Exact,
                 };
-                match self.sim.set_tree_config(c) {
-                    Ok(()) => self.say(format_args!(
-                        "tree rebuilt: {} placement",
-                        placement_name(c.placement)
-                    )),
-                    Err(e) => self.say(format_args!("tree settings refused: {e}")),
-                }
+                self.set_tree(c);
             }
-            Action::ToggleHud => self.show_hud = !self.show_hud,
-            Action::ToggleHelp => self.show_help = !self.show_help,
+            Action::ToggleHud => self.display.hud = !self.display.hud,
+            Action::ToggleHelp => self.display.help = !self.display.help,
             Action::Quit => self.quit = true,
+        }
+    }
+
+    /// Sets the cursor stream's rate, within 10 to 50,000 particles a second.
+    pub fn set_cursor_rate(&mut self, rate: f32) {
+        self.cursor_rate = rate.clamp(10.0, 50_000.0);
+        let rate = self.cursor_rate;
+        self.say(format_args!("cursor stream: {rate:.0} particles/s"));
+    }
+
+    /// Sets the colouring.
+    pub fn set_colors(&mut self, colors: ColorMode) {
+        self.display.colors = colors;
+        self.say(format_args!("colours: {}", colors.name()));
+    }
+
+    /// Gravity on or off.
+    pub fn set_gravity(&mut self, on: bool) {
+        self.sim.set_gravity(on);
+        self.say(format_args!("gravity {}", if on { "on" } else { "off" }));
+    }
+
+    /// Switches to broad phase `mode`; brute force is refused above
+    /// [`BRUTE_FORCE_MAX_PARTICLES`] and the next mode taken instead.
+    pub fn set_broadphase(&mut self, mode: Broadphase) {
+        if mode == Broadphase::BruteForce && !self.brute_force_allowed() {
+            self.refuse_brute_force("refused");
+        } else {
+            self.sim.set_broadphase(mode);
+            self.say(format_args!("broad phase: {}", mode.name()));
+        }
+    }
+
+    /// Rebuilds the tree with settings `c`, or says why they are refused.
+    pub fn set_tree(&mut self, c: Config) {
+        match self.sim.set_tree_config(c) {
+            Ok(()) => self.say(format_args!(
+                "tree rebuilt: capacity {}, depth limit {}, {} placement",
+                c.capacity,
+                c.max_depth,
+                placement_name(c.placement)
+            )),
+            Err(e) => self.say(format_args!("tree settings refused: {e}")),
         }
     }
 
     fn brute_force_allowed(&self) -> bool {
         self.sim.len() <= BRUTE_FORCE_MAX_PARTICLES
+    }
+
+    /// Leaves brute force for the next broad phase and says why (`verb`: refused, stopped).
+    fn refuse_brute_force(&mut self, verb: &str) {
+        let next = Broadphase::BruteForce.next();
+        self.sim.set_broadphase(next);
+        self.say(format_args!(
+            "brute force {verb}: {} particles, more than {} (its step would freeze the window); {}",
+            self.sim.len(),
+            BRUTE_FORCE_MAX_PARTICLES,
+            next.name()
+        ));
     }
 
     fn spawn(&mut self, n: usize, at: Option<(f32, f32)>) {
@@ -372,7 +435,7 @@ impl App {
         };
         if let Err(e) = result {
             // Once a second at most: holding a spawn key at the cap would flood the console.
-            if now_seconds() > self.message_until - 2.0 {
+            if self.now() > self.message.until - (MESSAGE_SECONDS - 1.0) {
                 match e {
                     SimError::CapReached { cap, .. } => self.say(format_args!(
                         "the world is full: {cap} particles cover {:.0}% of it",
@@ -384,102 +447,34 @@ impl App {
         }
     }
 
-    /// Keeps the quad inside the world; a quad on screen keeps its report up to date.
-    fn place_quad(&mut self, x: f32, y: f32) {
-        let (w, h) = (self.quad.width(), self.quad.height());
-        let x = x.clamp(WORLD.min_x, WORLD.max_x - w);
-        let y = y.clamp(WORLD.min_y, WORLD.max_y - h);
-        self.quad = Rect::from_min_size(x, y, w, h);
-        if self.report.until > 0.0 {
-            self.report.until = self.report.until.max(now_seconds() + REPORT_SECONDS);
-        }
-    }
-
-    /// Moves the quad by world units.
-    pub fn nudge_quad(&mut self, dx: f32, dy: f32) {
-        self.place_quad(self.quad.min_x + dx, self.quad.min_y + dy);
-    }
-
-    /// A right-click at world `(x, y)`: inside the quad it tests the quad where it is; outside,
-    /// it first centres the quad there. Prints the report and shows it for a few seconds.
+    /// A right-click at world `(x, y)`: see [`Probe::click`]. Prints the report.
     pub fn right_click(&mut self, x: f32, y: f32) {
-        if !self.quad.contains_point(x, y) {
-            self.place_quad(x - self.quad.width() / 2.0, y - self.quad.height() / 2.0);
-        }
-        self.report.until = now_seconds() + REPORT_SECONDS;
-        self.test_quad();
-        println!("right-click: {}", self.report.line(&self.quad));
+        self.probe.click(&mut self.sim, x, y, self.clock);
+        println!("right-click: {}", self.probe.line());
     }
 
-    /// Whether the quad's report is on screen.
-    pub fn report_shown(&self) -> bool {
-        now_seconds() < self.report.until
+    /// Moves the blue quad by world units.
+    pub fn nudge_quad(&mut self, dx: f32, dy: f32) {
+        let now = self.now();
+        self.probe.nudge(dx, dy, now);
     }
 
-    /// Runs the quad's query through the tree (collecting the visited nodes and the hits) and
-    /// the brute-force count, refreshing the report.
-    pub fn test_quad(&mut self) {
-        // The tree holds the positions of the last broad phase; bring it to the particles'
-        // current positions so the tree and the brute-force scan see the same state.
-        self.sim.update_tree();
-        self.hits.clear();
-        self.visited.clear();
-        let (hits, visited) = (&mut self.hits, &mut self.visited);
-        let t = now_seconds();
-        let (_, counts) = self
-            .sim
-            .tree()
-            .for_each_in_rect_counting(
-                &self.quad,
-                |node| visited.push((node.rect, node.is_leaf)),
-                |item| {
-                    hits.push(*item.value);
-                    ControlFlow::Continue(())
-                },
-            )
-            .expect("the quad is always a valid rectangle");
-        let query_ms = (now_seconds() - t) * 1e3;
-        let tree = self.sim.tree();
-        self.report = QuadReport {
-            count: self.hits.len(),
-            brute_count: self.sim.touching_brute_force(&self.quad),
-            nodes_visited: counts.nodes_visited,
-            nodes_total: tree.nodes().len(),
-            items_tested: counts.items_tested,
-            items_total: tree.len(),
-            query_ms,
-            until: self.report.until,
-        };
-    }
-
-    /// Advances the simulation unless paused, timing each phase.
+    /// Advances the simulation by `dt` seconds unless paused, timing each phase, and brings
+    /// a shown report up to date.
     pub fn update(&mut self, dt: f32) {
         if self.sim.broadphase() == Broadphase::BruteForce && !self.brute_force_allowed() {
-            let next = Broadphase::BruteForce.next();
-            self.sim.set_broadphase(next);
-            self.say(format_args!(
-                "brute force stopped: {} particles, more than {} (its step would freeze the window); {}",
-                self.sim.len(),
-                BRUTE_FORCE_MAX_PARTICLES,
-                next.name()
-            ));
+            self.refuse_brute_force("stopped");
         }
         if !self.paused || self.step_once {
             self.step_once = false;
             let dt = dt.clamp(0.0, MAX_DT);
-            if let Ok(times) = self.sim.step_timed(dt, now_seconds) {
+            if let Ok(times) = self.sim.step_timed(dt, self.clock) {
                 self.times = times;
             }
         }
         if self.report_shown() {
-            self.test_quad();
+            self.probe.run(&mut self.sim, self.clock);
         }
-    }
-
-    /// Records a frame time for the graph.
-    pub fn record_frame(&mut self, seconds: f32) {
-        self.frame_ms[self.frame_index % GRAPH_FRAMES] = seconds * 1e3;
-        self.frame_index += 1;
     }
 }
 
@@ -496,5 +491,196 @@ pub fn placement_name(placement: Placement) -> &'static str {
     match placement {
         Placement::Exact => "exact",
         Placement::Loose => "loose",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::super::controls::BINDINGS;
+    use super::super::probe::REPORT_SECONDS;
+    use super::*;
+
+    thread_local! {
+        /// The fake clock's time: each test thread has its own.
+        static NOW: Cell<f64> = const { Cell::new(100.0) };
+    }
+
+    fn fake_clock() -> f64 {
+        NOW.with(Cell::get)
+    }
+
+    fn advance(seconds: f64) {
+        NOW.with(|now| now.set(now.get() + seconds));
+    }
+
+    fn app() -> App {
+        App::new(
+            Config::default(),
+            true,
+            7,
+            Broadphase::Incremental,
+            fake_clock,
+        )
+        .unwrap()
+    }
+
+    fn view() -> View {
+        View::new(WORLD, 1024.0, 768.0, Camera::default())
+    }
+
+    fn press(app: &mut App, action: Action) {
+        let b = BINDINGS.iter().find(|b| b.action == action).unwrap();
+        app.act(b, 1.0 / 60.0, &view(), Pointer::default());
+    }
+
+    #[test]
+    fn a_message_shows_for_its_time_on_the_given_clock() {
+        let mut app = app();
+        assert_eq!(app.message(), None);
+        press(&mut app, Action::ToggleGravity);
+        assert_eq!(app.message(), Some("gravity off"));
+        assert!(!app.sim.config().gravity_on);
+        advance(MESSAGE_SECONDS - 0.01);
+        assert_eq!(app.message(), Some("gravity off"));
+        advance(0.02);
+        assert_eq!(app.message(), None);
+    }
+
+    #[test]
+    fn a_right_click_centres_the_quad_and_its_report_agrees_with_brute_force() {
+        let mut app = app();
+        app.sim.spawn_burst(3000).unwrap();
+        app.update(1.0 / 60.0);
+        app.right_click(900.0, 900.0);
+        assert_eq!(app.probe.rect(), Rect::new(600.0, 675.0, 1200.0, 1125.0));
+        let r = *app.probe.report();
+        assert!(r.count > 0 && r.agrees(), "{r:?}");
+        assert_eq!(r.count, app.probe.hits().len());
+        assert!(
+            r.particles_tested >= r.count && r.particles_tested < 3000,
+            "{r:?}"
+        );
+        assert!(app.probe.visited().len() == r.nodes_visited && r.nodes_visited >= 1);
+        assert!(app.report_shown());
+        // Moving the quad keeps the report up; left alone, it goes.
+        advance(REPORT_SECONDS - 1.0);
+        app.nudge_quad(30.0, 0.0);
+        advance(2.0);
+        assert!(app.report_shown());
+        app.update(1.0 / 60.0);
+        assert!(app.probe.report().agrees());
+        assert_eq!(app.probe.rect().min_x, 630.0);
+        advance(REPORT_SECONDS);
+        assert!(!app.report_shown());
+    }
+
+    #[test]
+    fn the_quad_stays_inside_the_world() {
+        let mut app = app();
+        app.nudge_quad(-1e6, 1e6);
+        let q = app.probe.rect();
+        assert_eq!((q.min_x, q.max_y), (WORLD.min_x, WORLD.max_y));
+        assert_eq!((q.width(), q.height()), (600.0, 450.0));
+    }
+
+    #[test]
+    fn dragging_the_quad_reports_on_release_only_when_it_moved() {
+        let mut app = app();
+        app.sim.spawn_burst(500).unwrap();
+        let quad = *BINDINGS
+            .iter()
+            .find(|b| b.action == Action::TestQuad)
+            .unwrap();
+        let v = view();
+        let at = |x: f32, y: f32| {
+            let (sx, sy) = v.to_screen(x, y);
+            Pointer {
+                x: sx,
+                y: sy,
+                wheel: 0.0,
+            }
+        };
+        // Press inside the quad: it stays; a release without a move reports nothing more.
+        app.act(&quad, 0.016, &v, at(2100.0, 1200.0));
+        let clicked = app.probe.rect();
+        assert_eq!(clicked, Rect::from_min_size(1800.0, 900.0, 600.0, 450.0));
+        assert!(app.probe.release(&mut app.sim, fake_clock).is_none());
+        // Press, drag by (300, -300), release: the quad follows the grip and reports again.
+        app.act(&quad, 0.016, &v, at(2100.0, 1200.0));
+        app.act(&quad, 0.016, &v, at(2400.0, 900.0));
+        let moved = app.probe.rect();
+        assert!((moved.min_x - 2100.0).abs() < 2.0 && (moved.min_y - 600.0).abs() < 2.0);
+        let report = app.probe.release(&mut app.sim, fake_clock).unwrap();
+        assert!(report.agrees());
+        assert_eq!(report.brute_count, app.sim.touching_brute_force(&moved));
+    }
+
+    #[test]
+    fn pause_stops_the_simulation_and_step_advances_one_frame() {
+        let mut app = app();
+        app.sim.spawn_burst(200).unwrap();
+        let before: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        press(&mut app, Action::Pause);
+        assert!(app.paused());
+        app.update(1.0 / 60.0);
+        let paused: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(before, paused);
+        press(&mut app, Action::Step);
+        app.update(1.0 / 60.0);
+        let stepped: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        assert_ne!(paused, stepped, "gravity moved them");
+        app.update(1.0 / 60.0);
+        let still: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(stepped, still, "one step only");
+    }
+
+    #[test]
+    fn brute_force_is_refused_and_stopped_above_its_limit() {
+        let mut app = app();
+        app.sim.spawn_burst(100).unwrap();
+        app.set_broadphase(Broadphase::BruteForce);
+        assert_eq!(app.sim.broadphase(), Broadphase::BruteForce);
+        app.sim.spawn_burst(BRUTE_FORCE_MAX_PARTICLES).unwrap();
+        app.update(1.0 / 60.0);
+        assert_ne!(app.sim.broadphase(), Broadphase::BruteForce);
+        assert!(app.message().unwrap().starts_with("brute force stopped"));
+        app.set_broadphase(Broadphase::BruteForce);
+        assert_ne!(app.sim.broadphase(), Broadphase::BruteForce);
+        assert!(app.message().unwrap().starts_with("brute force refused"));
+    }
+
+    #[test]
+    fn tree_keys_change_the_settings_within_their_limits() {
+        let mut app = app();
+        let start = app.sim.config().tree;
+        press(&mut app, Action::CapacityUp);
+        assert_eq!(app.sim.config().tree.capacity, start.capacity * 2);
+        for _ in 0..20 {
+            press(&mut app, Action::CapacityDown);
+        }
+        assert_eq!(app.sim.config().tree.capacity, 1);
+        for _ in 0..40 {
+            press(&mut app, Action::DepthUp);
+        }
+        assert_eq!(app.sim.config().tree.max_depth, MAX_DEPTH);
+        press(&mut app, Action::TogglePlacement);
+        assert_ne!(app.sim.config().tree.placement, start.placement);
+        assert!(app.message().unwrap().starts_with("tree rebuilt"));
+    }
+
+    #[test]
+    fn spawning_follows_the_rate_and_clear_forgets_the_report() {
+        let mut app = app();
+        // 300 particles a second for a second of 60 frames.
+        for _ in 0..60 {
+            press(&mut app, Action::SpawnTrickle);
+        }
+        assert!((299..=300).contains(&app.sim.len()), "{}", app.sim.len());
+        app.right_click(1500.0, 1000.0);
+        press(&mut app, Action::Clear);
+        assert!(app.sim.is_empty());
+        assert!(!app.report_shown() && app.probe.hits().is_empty());
     }
 }

@@ -5,6 +5,8 @@ use clap::{Parser, ValueEnum};
 use quadstress::sim::Broadphase;
 use quadstress::{Config, Placement};
 
+use super::app::ColorMode;
+
 /// The quadstress demo: particles in a quadtree, live.
 ///
 /// With no flags, opens the interactive window. `--headless` runs the simulation with no
@@ -86,8 +88,8 @@ pub struct Args {
     pub center: Option<(f32, f32)>,
 
     /// Windowed: what the particles' colours show at start.
-    #[arg(long, value_enum, default_value_t = Colors::Depth)]
-    pub colors: Colors,
+    #[arg(long, value_enum, default_value_t = ColorMode::Depth)]
+    pub colors: ColorMode,
 
     /// Windowed: act as if an input of the controls table (named as in the help, e.g. `B`,
     /// `esc`, `tab`) were pressed on frame N, e.g. `B@3`; repeatable.
@@ -103,15 +105,15 @@ pub struct Args {
     pub screenshot: Option<std::path::PathBuf>,
 }
 
-/// Colourings on the command line.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Colors {
-    /// The depth of the node holding each particle.
-    Depth,
-    /// How fast each particle moves.
-    Speed,
-    /// Whether each particle touches another.
-    Contact,
+impl Args {
+    /// The tree settings the flags give (`--capacity`, `--depth`, `--placement`).
+    pub fn tree_config(&self) -> Config {
+        Config {
+            capacity: self.capacity,
+            max_depth: self.depth,
+            placement: self.placement.into(),
+        }
+    }
 }
 
 /// On or off.

@@ -1,7 +1,12 @@
 //! Every input of the demo in one table. The loop dispatches from it, the on-screen help and
 //! the README's controls table are generated from it.
 
-use macroquad::input::{KeyCode, MouseButton};
+use macroquad::input::{
+    is_key_down, is_key_pressed, is_mouse_button_down, is_mouse_button_pressed, mouse_position,
+    mouse_wheel, KeyCode, MouseButton,
+};
+
+use super::app::Pointer;
 
 /// Particles per second while `1` is held.
 pub const TRICKLE_PER_SECOND: u32 = 300;
@@ -194,6 +199,28 @@ pub fn by_label(label: &str) -> impl Iterator<Item = &'static Binding> + '_ {
     BINDINGS
         .iter()
         .filter(move |b| b.label.eq_ignore_ascii_case(label))
+}
+
+/// Whether binding `b`'s input is active this frame (macroquad's input state).
+pub fn is_active(b: &Binding) -> bool {
+    match (b.input, b.trigger) {
+        // A press and release between two frames still counts as held for a frame.
+        (Input::Key(k), Trigger::Held) => is_key_down(k) || is_key_pressed(k),
+        (Input::Key(k), Trigger::Pressed) => is_key_pressed(k),
+        (Input::Mouse(m), Trigger::Held) => is_mouse_button_down(m) || is_mouse_button_pressed(m),
+        (Input::Mouse(m), Trigger::Pressed) => is_mouse_button_pressed(m),
+        (Input::Wheel, _) => mouse_wheel().1 != 0.0,
+    }
+}
+
+/// The pointer this frame (macroquad's input state).
+pub fn read_pointer() -> Pointer {
+    let (x, y) = mouse_position();
+    Pointer {
+        x,
+        y,
+        wheel: mouse_wheel().1,
+    }
 }
 
 /// The README's controls table, in Markdown.

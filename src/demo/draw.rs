@@ -140,7 +140,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     let tree = sim.tree();
     let stats = tree.stats();
     let n = sim.len();
-    match app.colors {
+    match app.display.colors {
         ColorMode::Depth => {
             scratch.depth.clear();
             scratch.depth.resize(n, 0);
@@ -183,7 +183,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     let (x, y, w, h) = view.rect_to_screen(&WORLD);
     canvas.fill(x, y, w, h, FLOOR_RGBA);
     // The quad under the particles, so the ones touching it show on top of it.
-    let (qx, qy, qw, qh) = view.rect_to_screen(&app.quad);
+    let (qx, qy, qw, qh) = view.rect_to_screen(&app.probe.rect());
     canvas.tint(qx, qy, qw, qh, QUAD_FILL.0, QUAD_FILL.1);
     let size = sim.config().particle_size;
     let px = view.particle_px(size);
@@ -197,7 +197,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         {
             continue;
         }
-        let color = match app.colors {
+        let color = match app.display.colors {
             ColorMode::Depth => {
                 DEPTH_COLORS[(scratch.depth[i] as usize).min(DEPTH_COLORS.len() - 1)]
             }
@@ -217,11 +217,11 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     if report {
         // The leaves the walk reached are where it searched; the nodes above them only led
         // there (and the root, always visited, would tint the whole world).
-        for (rect, _) in app.visited.iter().filter(|(_, leaf)| *leaf) {
+        for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
             let (x, y, w, h) = view.rect_to_screen(rect);
             canvas.tint(x, y, w, h, VISITED_TINT.0, VISITED_TINT.1);
         }
-        for &i in &app.hits {
+        for &i in app.probe.hits() {
             if let Some(p) = sim.particles().get(i as usize) {
                 let (sx, sy) = view.snap(p.x, p.y);
                 canvas.fill(sx, sy, px, px, HIGHLIGHT);
@@ -229,7 +229,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         }
     }
     let config = sim.config().tree;
-    if app.show_outlines {
+    if app.display.outlines {
         // Deepest first, so the shallow split lines stay visible on top of the deep ones that
         // share them.
         for depth in (0..=stats.deepest_level).rev() {
@@ -242,7 +242,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         }
     }
     if report {
-        for (rect, _) in app.visited.iter().filter(|(_, leaf)| *leaf) {
+        for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
             let [x0, y0, x1, y1] = node_box(view, rect, 0, Placement::Exact, 0);
             canvas.outline(x0, y0, x1, y1, VISITED_EDGE);
         }
@@ -255,18 +255,18 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     if sim.is_empty() {
         draw_hint();
     }
-    if app.show_hud {
+    if app.display.hud {
         draw_hud(app, &stats, text);
     }
     if report {
         draw_report(app, text);
     }
-    if super::platform::now_seconds() < app.message_until {
+    if let Some(message) = app.message() {
         let y = screen_height() - 16.0;
         draw_rectangle(0.0, y - 18.0, screen_width(), 26.0, PANEL);
-        draw_text(&app.message, 10.0, y, 20.0, TEXT);
+        draw_text(message, 10.0, y, 20.0, TEXT);
     }
-    if app.show_help {
+    if app.display.help {
         draw_help(&scratch.help);
     }
 }
@@ -325,7 +325,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
     let n = sim.len() as f64;
     let brute_pairs = n * (n - 1.0).max(0.0) / 2.0;
     let tree = sim.config().tree;
-    let last = app.frame_ms[(app.frame_index + GRAPH_FRAMES - 1) % GRAPH_FRAMES];
+    let last = app.graph.last_ms();
     hud.clear();
     let _ = write!(
         hud,
@@ -339,10 +339,10 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
          H: help   tab: hide",
         get_fps(),
         last,
-        if app.paused { "   PAUSED" } else { "" },
+        if app.paused() { "   PAUSED" } else { "" },
         sim.len(),
         sim.config().max_particles,
-        app.cursor_rate,
+        app.cursor_rate(),
         stats.nodes,
         stats.deepest_level,
         stats.items_at_root,
@@ -381,10 +381,8 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
 /// lines at 16.7 ms (60 FPS) and 33.3 ms (30 FPS).
 fn draw_frame_graph(app: &App, x: f32, y: f32, w: f32, h: f32) {
     let bar = w / GRAPH_FRAMES as f32;
-    let slowest = app.frame_ms.iter().copied().fold(0.0f32, f32::max);
-    let full_scale_ms = (slowest * 1.1).max(40.0);
-    for i in 0..GRAPH_FRAMES {
-        let ms = app.frame_ms[(app.frame_index + i) % GRAPH_FRAMES];
+    let full_scale_ms = (app.graph.slowest_ms() * 1.1).max(40.0);
+    for (i, ms) in app.graph.oldest_first().enumerate() {
         let bh = (ms / full_scale_ms).min(1.0) * h;
         let color = if ms > 33.4 {
             Color::new(1.0, 0.35, 0.3, 1.0)
@@ -414,7 +412,7 @@ fn draw_legend(app: &App, stats: &TreeStats, text: &mut String, x: f32, y: f32) 
         );
     };
     text.clear();
-    let _ = write!(text, "{} (V):", app.colors.name());
+    let _ = write!(text, "{} (V):", app.display.colors.name());
     let title_w = measure_text(text.as_str(), None, size as u16, 1.0).width;
     draw_text(text.as_str(), x, y, size, TEXT);
     let mut x = x + 8.0 + title_w;
@@ -423,7 +421,7 @@ fn draw_legend(app: &App, stats: &TreeStats, text: &mut String, x: f32, y: f32) 
         draw_text(s, *x + size * 0.8, y, size, TEXT);
         *x += size * 0.8 + measure_text(s, None, size as u16, 1.0).width + 10.0;
     };
-    match app.colors {
+    match app.display.colors {
         ColorMode::Depth => {
             for d in 0..=stats.deepest_level.min(10) {
                 let digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
@@ -443,7 +441,7 @@ fn draw_legend(app: &App, stats: &TreeStats, text: &mut String, x: f32, y: f32) 
 }
 
 fn draw_report(app: &App, text: &mut String) {
-    let r = &app.report;
+    let r = app.probe.report();
     text.clear();
     let _ = write!(
         text,
@@ -456,15 +454,11 @@ fn draw_report(app: &App, text: &mut String) {
         if r.count > 0 { "YES" } else { "no" },
         r.count,
         r.brute_count,
-        if r.count == r.brute_count {
-            "agrees"
-        } else {
-            "DISAGREES"
-        },
+        if r.agrees() { "agrees" } else { "DISAGREES" },
         r.nodes_visited,
         r.nodes_total,
-        r.items_tested,
-        r.items_total,
+        r.particles_tested,
+        r.particles_total,
         r.query_ms,
     );
     panel(text, screen_width() - 4.0, 4.0, true, 0.0, Some(QUAD_EDGE));

@@ -5,7 +5,6 @@
 use std::io::Write;
 
 use quadstress::sim::{percentile, SimConfig, Simulation};
-use quadstress::Config;
 
 use super::app::placement_name;
 use super::cli::{Args, Switch};
@@ -61,11 +60,7 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     config.broadphase = args.broadphase.into();
     config.max_particles = config.max_particles.max(args.particles);
     // The library's defaults, as in the window.
-    config.tree = Config {
-        capacity: args.capacity,
-        max_depth: args.depth,
-        placement: args.placement.into(),
-    };
+    config.tree = args.tree_config();
     let mut sim = Simulation::new(config).map_err(|e| refuse(&e))?;
     sim.spawn_burst(args.particles).map_err(|e| refuse(&e))?;
 

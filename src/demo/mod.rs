@@ -7,15 +7,16 @@ pub mod controls;
 pub mod draw;
 pub mod headless;
 pub mod platform;
+pub mod probe;
 pub mod view;
 
 use macroquad::texture::get_screen_data;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
 use quadstress::sim::{percentile, SimError};
-use quadstress::Config;
 
-use app::{App, ColorMode, WORLD};
-use cli::{Args, Colors, Switch};
+use app::{App, WORLD};
+use cli::{Args, Switch};
+use controls::BINDINGS;
 use view::{Camera, View};
 
 /// The window: title, default size, resizable.
@@ -36,19 +37,16 @@ pub fn run_window(args: Args) -> Result<(), String> {
         std::fs::File::create(path)
             .map_err(|e| format!("cannot write screenshot {}: {e}", path.display()))?;
     }
-    let tree = Config {
-        capacity: args.capacity,
-        max_depth: args.depth,
-        placement: args.placement.into(),
-    };
     let gravity = args.gravity != Some(Switch::Off);
-    let mut app =
-        App::new(tree, gravity, args.seed, args.broadphase.into()).map_err(|e| e.to_string())?;
-    app.colors = match args.colors {
-        Colors::Depth => ColorMode::Depth,
-        Colors::Speed => ColorMode::Speed,
-        Colors::Contact => ColorMode::Contact,
-    };
+    let mut app = App::new(
+        args.tree_config(),
+        gravity,
+        args.seed,
+        args.broadphase.into(),
+        platform::now_seconds,
+    )
+    .map_err(|e| e.to_string())?;
+    app.display.colors = args.colors;
     if let Some(scale) = args.zoom {
         let (x, y) = args.center.unwrap_or(WORLD.center());
         app.camera = Camera::at(scale, x, y);
@@ -84,31 +82,38 @@ async fn run(mut app: App, mut args: Args) {
         frame += 1;
         let last = args.frames.is_some_and(|n| frame >= n);
 
-        app.handle_input(dt, &view);
+        let pointer = controls::read_pointer();
+        for b in BINDINGS {
+            if controls::is_active(b) {
+                app.act(b, dt, &view, pointer);
+            } else {
+                app.release(b);
+            }
+        }
         for (label, _) in args.press.iter().filter(|(_, at)| *at == frame) {
             for b in controls::by_label(label) {
-                app.act(b, dt, &view);
+                app.act(b, dt, &view, pointer);
             }
         }
         if frame == 1 {
             if let Some((x, y)) = args.right_click {
                 app.right_click(x, y);
                 // A scripted report stays up to the last frame, however slow the frames.
-                app.report.until = f64::INFINITY;
+                app.probe.keep_shown();
             }
         }
         if let Some((dx, dy)) = args.move_quad.filter(|_| frame > 1) {
             app.nudge_quad(dx, dy);
         }
         app.update(dt);
-        app.record_frame(dt);
+        app.graph.record(dt);
         if args.frames.is_some() && frame > 1 + args.warmup {
             frame_seconds.push(f64::from(dt));
         }
         let view = View::new(WORLD, screen_width(), screen_height(), app.camera);
         draw::frame(&app, &view, &mut scratch);
 
-        if app.quit && platform::SCRIPTED_RUN_EXITS {
+        if app.quit_requested() && platform::SCRIPTED_RUN_EXITS {
             println!("quit: esc at frame {frame}");
             break;
         }
@@ -122,7 +127,7 @@ async fn run(mut app: App, mut args: Args) {
                 println!("screenshot: {}", path.display());
             }
             if args.right_click.is_some() {
-                println!("quad report: {}", app.report.line(&app.quad));
+                println!("quad report: {}", app.probe.line());
             }
             report_scripted_run(&app, &view, &mut frame_seconds);
             if platform::SCRIPTED_RUN_EXITS {
@@ -141,7 +146,7 @@ fn report_scripted_run(app: &App, view: &View, frame_seconds: &mut [f64]) {
     println!("particles: {} count", app.sim.len());
     println!("particle_cap: {} count", app.sim.config().max_particles);
     println!("broadphase: {}", app.sim.broadphase().name());
-    println!("colors: {}", app.colors.name());
+    println!("colors: {}", app.display.colors.name());
     println!("zoom: {} px_per_unit", view.scale());
     println!(
         "particle_side: {} px",
