@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use baselines::{SortAndSweep, UniformGrid};
 use quadstress::oracle::brute_force_pairs;
-use quadstress::{Config, ItemId, Placement, Quadtree, Rect};
+use quadstress::{Config, ItemId, PairWorkspace, Placement, Quadtree, Rect};
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 
@@ -477,6 +477,33 @@ fn pairs(n: usize) -> bool {
         let (tp, c) = median(reps, || tree_pairs(&tree));
         if label == "tree" {
             default_search = Some(tp);
+            // The parallel search on fixed chunks of nodes, on one and on two threads,
+            // collecting the pairs' payloads as a simulation would.
+            let mut ws = PairWorkspace::new();
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a thread pool");
+                let (t, c) = median(reps, || {
+                    pool.install(|| tree.par_pairs(&mut ws, |a, b| Some((*a.value, *b.value))))
+                        as u64
+                });
+                line(&format!("{p}.{label}.par_pairs_{threads}t"), ms(t), "ms");
+                line(
+                    &format!("{p}.{label}.rebuild_and_par_pairs_{threads}t"),
+                    ms(tr + t),
+                    "ms",
+                );
+                counts.push((
+                    if threads == 1 {
+                        "par_pairs_1t"
+                    } else {
+                        "par_pairs_2t"
+                    },
+                    c,
+                ));
+            }
         }
         line(&format!("{p}.{label}.build_one_by_one"), ms(tb), "ms");
         line(&format!("{p}.{label}.rebuild_bulk"), ms(tr), "ms");

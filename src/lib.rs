@@ -36,7 +36,8 @@
 //! - `sim` (default): the particle simulation (module `sim`; needs `rand`).
 //! - `demo` (default): the macroquad stress-test demo binary, with its scripted and headless
 //!   modes (needs `macroquad` and `clap`).
-//! - `bench` (default): the `bench` binary that prints every benchmark (needs `rstar`).
+//! - `rayon` (enabled by `sim`): [`Quadtree::par_pairs`] and [`Quadtree::update_many`], the
+//!   pair search and batch moves on every core, with the same answer on any thread count.
 //!
 //! With `default-features = false` the crate has no dependencies at all.
 //!
@@ -60,6 +61,8 @@ mod quadtree;
 #[cfg(feature = "sim")]
 pub mod sim;
 
+#[cfg(feature = "rayon")]
+pub use quadtree::{BatchError, PairWorkspace, UpdateWorkspace};
 pub use quadtree::{
     Config, InvariantError, ItemId, ItemRef, Iter, NodeInfo, Nodes, Placement, Quadtree,
     QuadtreeError, QueryCounts, Rect, TreeStats, MAX_CAPACITY, MAX_DEPTH,

@@ -17,6 +17,8 @@
 //! - `traverse`: the explicit-stack and table walks every query and the pair search use;
 //! - `query`: rectangle, point, circle, colliding-with and nearest queries;
 //! - `pairs`: all intersecting pairs;
+//! - `par_pairs` (feature `rayon`): the pair search over fixed chunks of nodes on every core;
+//! - `update_many` (feature `rayon`): many moves at once, planned on every core;
 //! - `bulk`: rebuilding from many items at once;
 //! - `inspect`: node walk for drawing, item iteration, statistics;
 //! - `validate`: the check of every invariant;
@@ -77,11 +79,15 @@ mod geom;
 mod inspect;
 mod items;
 mod pairs;
+#[cfg(feature = "rayon")]
+mod par_pairs;
 mod placement;
 mod query;
 mod simd;
 mod slots;
 mod traverse;
+#[cfg(feature = "rayon")]
+mod update_many;
 mod validate;
 
 use arena::{Node, NULL};
@@ -95,8 +101,12 @@ pub use geom::Rect;
 #[cfg(feature = "sim")]
 pub(crate) use geom::{f32_at_or_above, f32_at_or_below};
 pub use inspect::{Iter, NodeInfo, Nodes, TreeStats};
+#[cfg(feature = "rayon")]
+pub use par_pairs::PairWorkspace;
 pub use query::QueryCounts;
 pub use slots::{ItemId, ItemRef};
+#[cfg(feature = "rayon")]
+pub use update_many::{BatchError, UpdateWorkspace};
 pub use validate::InvariantError;
 
 /// A dynamic 2D quadtree of axis-aligned rectangles with a payload `T`.

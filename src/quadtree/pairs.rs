@@ -1,6 +1,6 @@
 //! All intersecting pairs, each unordered pair exactly once.
 
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 
 use super::{CellRange, ItemId, ItemList, ItemRef, Node, Placement, Quadtree, NULL};
 
@@ -71,17 +71,26 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
     {
         let mut tests = 0u64;
-        let flow = self.pairs_core(&mut f, &mut tests);
+        let flow = self.pairs_in_nodes(0..self.nodes.len(), &mut f, &mut tests);
         (flow, tests)
     }
 
-    fn pairs_core<F>(&self, f: &mut F, tests: &mut u64) -> ControlFlow<()>
+    /// The pairs that the nodes with indices in `nodes` report, in node order: every pair is
+    /// reported by exactly one node, so splitting the node array into ranges splits the
+    /// search (see `par_pairs`).
+    pub(super) fn pairs_in_nodes<F>(
+        &self,
+        nodes: Range<usize>,
+        f: &mut F,
+        tests: &mut u64,
+    ) -> ControlFlow<()>
     where
         F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
     {
         let loose = self.config.placement == Placement::Loose;
-        for (n, node) in self.nodes.iter().enumerate().filter(|(_, n)| n.live) {
-            let n = n as u32;
+        let first = nodes.start;
+        for (n, node) in self.nodes[nodes].iter().enumerate().filter(|(_, n)| n.live) {
+            let n = (first + n) as u32;
             let items = &node.items;
             let len = items.len() as u64;
             *tests += len * len.saturating_sub(1) / 2;
