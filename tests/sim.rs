@@ -264,7 +264,10 @@ fn particles_as_wide_as_the_world_after_rounding_spawn_or_are_refused() {
             ..SimConfig::default()
         };
         match Simulation::new(config) {
-            Err(e) => assert!(matches!(e, SimError::BadConfig(_)), "{world:?} {size}: {e}"),
+            Err(e) => assert!(
+                matches!(e, SimError::BadSetting { .. }),
+                "{world:?} {size}: {e}"
+            ),
             Ok(mut sim) => {
                 assert_eq!(sim.spawn_burst(1), Ok(1), "{world:?} {size}");
                 assert_eq!(
@@ -287,7 +290,7 @@ fn particles_as_wide_as_the_world_after_rounding_spawn_or_are_refused() {
     };
     assert!(matches!(
         Simulation::new(config),
-        Err(SimError::BadConfig(_))
+        Err(SimError::BadSetting { .. })
     ));
 }
 
@@ -306,7 +309,7 @@ fn worlds_whose_size_or_speed_limit_overflows_are_refused() {
         };
         let err = Simulation::new(config).unwrap_err();
         assert!(
-            matches!(err, SimError::BadConfig(_) | SimError::Tree(_)),
+            matches!(err, SimError::BadSetting { .. } | SimError::Tree(_)),
             "{world:?}: {err}"
         );
     }
@@ -340,7 +343,7 @@ fn caps_beyond_what_particle_indices_hold_are_refused() {
             ..SimConfig::default()
         };
         assert!(
-            matches!(Simulation::new(config), Err(SimError::BadConfig(_))),
+            matches!(Simulation::new(config), Err(SimError::BadSetting { .. })),
             "{cap}"
         );
     }
@@ -510,7 +513,9 @@ fn reordering_keeps_every_particle_and_the_tree_in_step() {
         let (x, y) = ((i % 40) as f32 * 9.5, (i / 40) as f32 * 9.5);
         sim.spawn_stream(x, y, 1, 0.0, 0.0).unwrap();
     }
-    let key = |p: &quadstress::sim::Particle| (p.y.to_bits(), p.x.to_bits(), p.color);
+    let key = |p: &quadstress::sim::Particle| {
+        (p.y.to_bits(), p.x.to_bits(), p.vx.to_bits(), p.vy.to_bits())
+    };
     let mut before: Vec<_> = sim.particles().iter().map(key).collect();
     before.sort();
     let floor_first = |sim: &Simulation| {
@@ -541,4 +546,47 @@ fn reordering_keeps_every_particle_and_the_tree_in_step() {
     assert!(out
         .iter()
         .all(|&i| sim.particles()[i as usize].rect(s).intersects(&q)));
+}
+
+#[test]
+fn fixed_steps_give_the_same_particles_whatever_the_frame_rate() {
+    use quadstress::sim::{FixedStep, STEP_SECONDS};
+    // Two seconds of real time at each frame rate, inputs between steps: the same world.
+    let run = |fps: f64| {
+        let mut sim = Simulation::new(small(21)).unwrap();
+        sim.spawn_burst(300).unwrap();
+        let mut clock = FixedStep::new(STEP_SECONDS, 8).unwrap();
+        let mut steps = 0u32;
+        for _ in 0..(2.0 * fps).round() as u32 {
+            for _ in 0..clock.advance(1.0 / fps) {
+                if steps % 20 == 0 {
+                    sim.spawn_stream(200.0, 50.0, 3, 4.0, 50.0).unwrap();
+                }
+                sim.step(clock.step_seconds()).unwrap();
+                steps += 1;
+            }
+        }
+        (steps, sim.state_hash())
+    };
+    let at_60 = run(60.0);
+    assert_eq!(at_60.0, 120);
+    for fps in [24.0, 30.0, 75.0, 144.0] {
+        assert_eq!(run(fps), at_60, "{fps} FPS");
+    }
+}
+
+#[test]
+fn a_slow_machine_slows_the_world_down_instead_of_spiralling() {
+    use quadstress::sim::FixedStep;
+    let mut clock = FixedStep::new(0.01, 3).unwrap();
+    // Frames of 50 ms: 5 steps of time each, 3 allowed, the rest dropped (not owed).
+    let steps: Vec<u32> = (0..20).map(|_| clock.advance(0.05)).collect();
+    assert!(steps.iter().all(|&n| n == 3), "{steps:?}");
+    assert!(clock.behind());
+    assert!((clock.speed() - 0.6).abs() < 1e-6, "{}", clock.speed());
+    // Back to fast frames: no burst of owed steps, and real speed again.
+    let steps: Vec<u32> = (0..100).map(|_| clock.advance(0.01)).collect();
+    assert!(steps.iter().all(|&n| n == 1), "{steps:?}");
+    assert!(!clock.behind());
+    assert!((clock.speed() - 1.0).abs() < 1e-6, "{}", clock.speed());
 }

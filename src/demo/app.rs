@@ -43,7 +43,23 @@ pub type Clock = fn() -> f64;
 
 /// Most particles the demo's world holds: [`MAX_COVERAGE`] of its area.
 pub fn particle_cap() -> usize {
-    (WORLD.width() * WORLD.height() * MAX_COVERAGE / (PARTICLE_SIZE * PARTICLE_SIZE)) as usize
+    particle_cap_of(WORLD)
+}
+
+/// Most particles `world` holds: [`MAX_COVERAGE`] of its area.
+pub fn particle_cap_of(world: Rect) -> usize {
+    (f64::from(world.width()) * f64::from(world.height()) * f64::from(MAX_COVERAGE)
+        / f64::from(PARTICLE_SIZE * PARTICLE_SIZE)) as usize
+}
+
+/// [`WORLD`] with its width and height times `scale`, from the same top-left corner.
+pub fn scaled_world(scale: f32) -> Rect {
+    Rect::from_min_size(
+        WORLD.min_x,
+        WORLD.min_y,
+        WORLD.width() * scale,
+        WORLD.height() * scale,
+    )
 }
 
 /// What the particles' colours mean (also the `--colors` flag's values).
@@ -229,6 +245,25 @@ impl App {
             message: Message::default(),
             clock,
         })
+    }
+
+    /// Starts over in [`WORLD`] scaled by `scale` (see [`scaled_world`]), with the particle
+    /// cap of its area and every other setting kept; the particles are removed.
+    ///
+    /// # Errors
+    /// The simulation's errors for a world it refuses; nothing changes then.
+    pub fn set_world_scale(&mut self, scale: f32) -> Result<(), SimError> {
+        let world = scaled_world(scale);
+        let threads = self.sim.threads();
+        let mut sim = Simulation::new(SimConfig {
+            world,
+            max_particles: particle_cap_of(world),
+            ..*self.sim.config()
+        })?;
+        sim.set_threads(threads)?;
+        self.sim = sim;
+        self.probe = Probe::new(self.probe.rect(), world);
+        Ok(())
     }
 
     /// Seconds on the app's clock.

@@ -35,6 +35,16 @@ pub struct Args {
     #[arg(long)]
     pub frames: Option<u64>,
 
+    /// Worker threads of the simulation's phases [default: every core]. Any count gives the
+    /// same particles, bit for bit (headless prints `state_hash`).
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
+
+    /// Windowed: the world's width and height are this many times the default (3072 x 2304),
+    /// and the particle cap grows with its area: 2 holds about 400,000 particles.
+    #[arg(long, value_name = "SCALE", default_value_t = 1.0, value_parser = parse_world_scale)]
+    pub world_scale: f32,
+
     /// Seed of the random generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -174,6 +184,36 @@ fn parse_point(s: &str) -> Result<(f32, f32), String> {
         return Err(format!("coordinates must be finite, got {s:?}"));
     }
     Ok((x, y))
+}
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad thread count {s:?}: {e}"))?;
+    if !(1..=quadstress::sim::MAX_THREADS).contains(&n) {
+        return Err(format!(
+            "threads must be between 1 and {}, got {s:?}",
+            quadstress::sim::MAX_THREADS
+        ));
+    }
+    Ok(n)
+}
+
+/// The largest world scale: the cap then allows about 1.6 million particles.
+pub const MAX_WORLD_SCALE: f32 = 4.0;
+
+fn parse_world_scale(s: &str) -> Result<f32, String> {
+    let k: f32 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad world scale {s:?}: {e}"))?;
+    if !(k.is_finite() && (0.25..=MAX_WORLD_SCALE).contains(&k)) {
+        return Err(format!(
+            "world scale must be between 0.25 and {MAX_WORLD_SCALE}, got {s:?}"
+        ));
+    }
+    Ok(k)
 }
 
 fn parse_zoom(s: &str) -> Result<f32, String> {

@@ -12,7 +12,7 @@ use macroquad::window::{clear_background, screen_height, screen_width};
 
 use quadstress::{Placement, Rect, TreeStats};
 
-use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES, WORLD};
+use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES};
 use super::canvas::Canvas;
 use super::view::View;
 
@@ -180,7 +180,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         screen_height() as u16,
         BACKGROUND_RGBA,
     );
-    let (x, y, w, h) = view.rect_to_screen(&WORLD);
+    let (x, y, w, h) = view.rect_to_screen(&app.sim.config().world);
     canvas.fill(x, y, w, h, FLOOR_RGBA);
     // The quad under the particles, so the ones touching it show on top of it.
     let (qx, qy, qw, qh) = view.rect_to_screen(&app.probe.rect());

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use quadstress::sim::{percentile, SimConfig, Simulation};
+use quadstress::sim::{percentile, Phase, SimConfig, Simulation};
 
 use super::app::placement_name;
 use super::cli::{Args, Switch};
@@ -62,12 +62,17 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     // The library's defaults, as in the window.
     config.tree = args.tree_config();
     let mut sim = Simulation::new(config).map_err(|e| refuse(&e))?;
+    if let Some(threads) = args.threads {
+        sim.set_threads(threads).map_err(|e| refuse(&e))?;
+    }
     sim.spawn_burst(args.particles).map_err(|e| refuse(&e))?;
 
     writeln!(out, "particles: {} count", sim.len())?;
     writeln!(out, "world_side: {} units", config.world.width())?;
     writeln!(out, "coverage: {} fraction", args.coverage)?;
     writeln!(out, "broadphase: {}", sim.broadphase().name())?;
+    writeln!(out, "threads: {} threads", sim.threads())?;
+    writeln!(out, "step_seconds: {} s", args.dt)?;
     writeln!(
         out,
         "gravity: {}",
@@ -83,32 +88,29 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     out.flush()?;
 
     let n = frames as usize;
-    let mut phases: [(&str, Vec<f64>); 5] = [
-        ("integrate", Vec::with_capacity(n)),
-        ("tree_update", Vec::with_capacity(n)),
-        ("pair_search", Vec::with_capacity(n)),
-        ("resolution", Vec::with_capacity(n)),
-        ("step", Vec::with_capacity(n)),
-    ];
+    let mut phases: Vec<(&str, Vec<f64>)> = Phase::ALL
+        .iter()
+        .map(|p| (p.name(), Vec::with_capacity(n)))
+        .chain([("step", Vec::with_capacity(n))])
+        .collect();
     let (mut contacts, mut tested) = (0u64, 0u64);
-    for _ in 0..frames {
+    // Kinetic energy per particle over the last second of simulated time.
+    let last_second = (1.0 / f64::from(args.dt)).ceil().max(1.0) as u64;
+    let (mut energy, mut energy_frames) = (0.0, 0u64);
+    for frame in 0..frames {
         let t = sim
             .step_timed(args.dt, now_seconds)
             .map_err(|e| refuse(&e))?;
-        for (k, ms) in [
-            t.integrate_ms,
-            t.update_ms,
-            t.pairs_ms,
-            t.resolve_ms,
-            t.step_ms,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (k, (_, ms)) in t.by_phase().into_iter().enumerate() {
             phases[k].1.push(ms);
         }
+        phases[Phase::ALL.len()].1.push(t.step_ms);
         contacts += sim.counts().contacts as u64;
         tested += sim.counts().pairs_tested;
+        if frames - frame <= last_second {
+            energy += sim.kinetic_energy() / sim.len().max(1) as f64;
+            energy_frames += 1;
+        }
     }
     writeln!(out, "frames: {frames} frames")?;
     for (name, v) in &mut phases {
@@ -127,9 +129,19 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     writeln!(out, "tree.leaves: {} nodes", s.leaves)?;
     writeln!(out, "tree.deepest_level: {} levels", s.deepest_level)?;
     writeln!(out, "tree.items_at_root: {} items", s.items_at_root)?;
+    let overlap = sim.overlap();
+    writeln!(out, "overlap.pairs: {} pairs", overlap.pairs)?;
+    writeln!(out, "overlap.mean: {:.4} fraction", overlap.mean)?;
+    writeln!(out, "overlap.max: {:.4} fraction", overlap.max)?;
+    writeln!(
+        out,
+        "kinetic_energy.per_particle: {:.3} units2/s2",
+        energy / energy_frames.max(1) as f64
+    )?;
     if config.gravity_on {
         writeln!(out, "pile.packing: {:.3} fraction", pile_packing(&sim))?;
     }
+    writeln!(out, "state_hash: {:016x}", sim.state_hash())?;
     Ok(())
 }
 

@@ -14,7 +14,7 @@ use macroquad::texture::get_screen_data;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
 use quadstress::sim::{percentile, SimError};
 
-use app::{App, WORLD};
+use app::App;
 use cli::{Args, Switch};
 use controls::BINDINGS;
 use view::{Camera, View};
@@ -47,8 +47,15 @@ pub fn run_window(args: Args) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     app.display.colors = args.colors;
+    if args.world_scale != 1.0 {
+        app.set_world_scale(args.world_scale)
+            .map_err(|e| e.to_string())?;
+    }
+    if let Some(threads) = args.threads {
+        app.sim.set_threads(threads).map_err(|e| e.to_string())?;
+    }
     if let Some(scale) = args.zoom {
-        let (x, y) = args.center.unwrap_or(WORLD.center());
+        let (x, y) = args.center.unwrap_or(app.sim.config().world.center());
         app.camera = Camera::at(scale, x, y);
     }
     match app.sim.spawn_burst(args.spawn) {
@@ -78,7 +85,12 @@ async fn run(mut app: App, mut args: Args) {
         // The time since the last frame began, pacing sleep included.
         let dt = (frame_start - last_frame_start) as f32;
         last_frame_start = frame_start;
-        let view = View::new(WORLD, screen_width(), screen_height(), app.camera);
+        let view = View::new(
+            app.sim.config().world,
+            screen_width(),
+            screen_height(),
+            app.camera,
+        );
         frame += 1;
         let last = args.frames.is_some_and(|n| frame >= n);
 
@@ -110,7 +122,12 @@ async fn run(mut app: App, mut args: Args) {
         if args.frames.is_some() && frame > 1 + args.warmup {
             frame_seconds.push(f64::from(dt));
         }
-        let view = View::new(WORLD, screen_width(), screen_height(), app.camera);
+        let view = View::new(
+            app.sim.config().world,
+            screen_width(),
+            screen_height(),
+            app.camera,
+        );
         draw::frame(&app, &view, &mut scratch);
 
         if app.quit_requested() && platform::SCRIPTED_RUN_EXITS {

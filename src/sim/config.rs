@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::{Config, QuadtreeError, Rect};
+use crate::{Config, Quadtree, QuadtreeError, Rect};
 
 /// The largest `max_particles` a simulation accepts: particles are indexed by `u32`, and the
 /// tree holds at most `u32::MAX - 1` items.
@@ -120,8 +120,51 @@ impl SimConfig {
     }
 }
 
+/// A setting of [`SimConfig`] (or of the running simulation) that can be refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Setting {
+    /// [`SimConfig::particle_size`].
+    ParticleSize,
+    /// [`SimConfig::restitution`].
+    Restitution,
+    /// [`SimConfig::gravity`].
+    Gravity,
+    /// [`SimConfig::solver_iterations`].
+    SolverIterations,
+    /// [`SimConfig::max_particles`].
+    MaxParticles,
+    /// [`SimConfig::world`].
+    World,
+    /// The worker thread count ([`Simulation::set_threads`](super::Simulation::set_threads)).
+    Threads,
+    /// The fixed step of a [`FixedStep`](super::FixedStep) driver.
+    FixedStep,
+}
+
+impl Setting {
+    /// The setting's name, as its field or method is spelled.
+    ///
+    /// ```
+    /// assert_eq!(quadstress::sim::Setting::ParticleSize.name(), "particle_size");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::ParticleSize => "particle_size",
+            Setting::Restitution => "restitution",
+            Setting::Gravity => "gravity",
+            Setting::SolverIterations => "solver_iterations",
+            Setting::MaxParticles => "max_particles",
+            Setting::World => "world",
+            Setting::Threads => "threads",
+            Setting::FixedStep => "fixed step",
+        }
+    }
+}
+
 /// What the simulation refuses.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum SimError {
     /// The particle cap was reached: `spawned` particles were added, `refused` were not.
     CapReached {
@@ -134,12 +177,26 @@ pub enum SimError {
     },
     /// A time step that is negative, NaN or infinite.
     BadTimeStep(f32),
-    /// A bad setting: the message says which.
-    BadConfig(&'static str),
+    /// A setting out of its range: which one, and what it must be.
+    BadSetting {
+        /// The setting refused.
+        setting: Setting,
+        /// What the setting must be, e.g. "must be positive".
+        requirement: &'static str,
+    },
     /// A position or vector that is NaN or infinite.
     NonFinite,
     /// An error of the tree.
     Tree(QuadtreeError),
+}
+
+impl SimError {
+    fn bad(setting: Setting, requirement: &'static str) -> Self {
+        SimError::BadSetting {
+            setting,
+            requirement,
+        }
+    }
 }
 
 impl fmt::Display for SimError {
@@ -156,7 +213,14 @@ impl fmt::Display for SimError {
             SimError::BadTimeStep(dt) => {
                 write!(f, "time step {dt} is not a finite, non-negative number")
             }
-            SimError::BadConfig(why) => write!(f, "bad simulation setting: {why}"),
+            SimError::BadSetting {
+                setting,
+                requirement,
+            } => write!(
+                f,
+                "bad simulation setting {}: {requirement}",
+                setting.name()
+            ),
             SimError::NonFinite => write!(f, "position or velocity is NaN or infinite"),
             SimError::Tree(e) => write!(f, "quadtree: {e}"),
         }
@@ -184,6 +248,94 @@ impl std::error::Error for SimError {
 impl From<QuadtreeError> for SimError {
     fn from(e: QuadtreeError) -> Self {
         SimError::Tree(e)
+    }
+}
+
+/// What [`SimConfig::check`] derives from an accepted configuration: the walls' last fits
+/// and the speed limit.
+pub(super) struct Derived {
+    pub tree: Quadtree<u32>,
+    pub wall_x: f32,
+    pub wall_y: f32,
+    pub speed_limit: f32,
+}
+
+impl SimConfig {
+    /// Checks every setting, so that no later call of a [`Simulation`](super::Simulation)
+    /// built from it can fail on it.
+    ///
+    /// # Errors
+    /// [`SimError::BadSetting`] naming the setting: a particle size that is not positive or
+    /// does not fit the world once `position + size` is rounded to `f32`, a restitution outside
+    /// `[0, 1]`, a non-finite gravity, `solver_iterations` outside `1..=64`, `max_particles`
+    /// above [`MAX_PARTICLES`], or a world so large that its speed limit (four world sizes per
+    /// second) overflows `f32`; the tree's errors for a bad world (including one whose width
+    /// or height overflows `f32`) or tree config.
+    ///
+    /// ```
+    /// use quadstress::sim::{SimConfig, SimError, Setting};
+    /// assert!(SimConfig::default().check().is_ok());
+    /// let bad = SimConfig { restitution: 2.0, ..SimConfig::default() };
+    /// assert!(matches!(
+    ///     bad.check(),
+    ///     Err(SimError::BadSetting { setting: Setting::Restitution, .. })
+    /// ));
+    /// ```
+    pub fn check(&self) -> Result<(), SimError> {
+        self.derive().map(|_| ())
+    }
+
+    pub(super) fn derive(&self) -> Result<Derived, SimError> {
+        let size = self.particle_size;
+        if !(size.is_finite() && size > 0.0) {
+            return Err(SimError::bad(Setting::ParticleSize, "must be positive"));
+        }
+        if !(self.restitution.is_finite() && (0.0..=1.0).contains(&self.restitution)) {
+            return Err(SimError::bad(
+                Setting::Restitution,
+                "must be between 0 and 1",
+            ));
+        }
+        if !self.gravity.is_finite() {
+            return Err(SimError::bad(Setting::Gravity, "must be finite"));
+        }
+        if !(1..=64).contains(&self.solver_iterations) {
+            return Err(SimError::bad(
+                Setting::SolverIterations,
+                "must be between 1 and 64",
+            ));
+        }
+        if self.max_particles > MAX_PARTICLES {
+            return Err(SimError::bad(
+                Setting::MaxParticles,
+                "must be at most MAX_PARTICLES (u32::MAX - 1)",
+            ));
+        }
+        // The tree checks the world and its own settings.
+        let tree = Quadtree::with_config(self.world, self.tree)?;
+        let w = self.world;
+        let (Some(wall_x), Some(wall_y)) = (
+            last_fit(w.min_x, w.max_x, size),
+            last_fit(w.min_y, w.max_y, size),
+        ) else {
+            return Err(SimError::bad(
+                Setting::ParticleSize,
+                "particles must fit in the world (after f32 rounding)",
+            ));
+        };
+        let speed_limit = 4.0 * w.width().max(w.height());
+        if !speed_limit.is_finite() {
+            return Err(SimError::bad(
+                Setting::World,
+                "too large: its speed limit (4 world sizes per second) overflows f32",
+            ));
+        }
+        Ok(Derived {
+            tree,
+            wall_x,
+            wall_y,
+            speed_limit: speed_limit.min(SPEED_CAP),
+        })
     }
 }
 

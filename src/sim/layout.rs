@@ -10,11 +10,11 @@ use super::{Particle, Simulation};
 pub(super) const STEPS_BETWEEN_REORDERS: u32 = 32;
 
 impl Simulation {
-    /// Reorders the particles once every [`STEPS_BETWEEN_REORDERS`] calls: particle indices
-    /// change, and the tree, the handles, the anchors and the contact list follow, so every
-    /// answer of the simulation stays consistent. Allocates nothing once its buffers have
-    /// grown to the particle count.
-    pub(super) fn reorder_now_and_then(&mut self) {
+    /// The reorder phase: once every 32 calls, puts the particles in row order (floor first,
+    /// left to right) and rebuilds the tree in that order. Particle indices change, and the
+    /// tree, the handles and the contact list follow, so every answer of the simulation stays
+    /// consistent. Allocates nothing once its buffers have grown to the particle count.
+    pub fn reorder_if_due(&mut self) {
         self.steps_since_reorder += 1;
         if self.steps_since_reorder < STEPS_BETWEEN_REORDERS {
             return;
@@ -83,9 +83,6 @@ impl Simulation {
         self.tree
             .insert_many(items, &mut self.ids)
             .expect("particles are always finite");
-        for (a, p) in self.anchors.iter_mut().zip(&self.particles) {
-            *a = (p.x, p.y);
-        }
         self.set_drift(0.0);
     }
 }

@@ -1,21 +1,30 @@
 //! Particle physics on the quadtree: square particles that fall, bounce off the walls and
 //! collide with each other, found through the tree's moving-object updates and pair search.
 //!
-//! The simulation runs with or without a window: it never reads a clock. A step is three
-//! phases ([`Simulation::integrate`], [`Simulation::find_contacts`], [`Simulation::resolve`]),
-//! the second made of [`Simulation::update_tree`] and [`Simulation::find_pairs`], so that a caller can time each with whatever clock it has (macroquad's in the demo,
-//! `std::time::Instant` in the headless mode). [`Simulation::step`] runs all three.
+//! The simulation runs with or without a window: it never reads a clock. A step is one
+//! sequence of named phases ([`Phase::ALL`]): [`reorder`](Simulation::reorder_if_due) (now
+//! and then), [`integrate`](Simulation::integrate), [`update_tree`](Simulation::update_tree),
+//! [`find_pairs`](Simulation::find_pairs) and [`resolve`](Simulation::resolve).
+//! [`Simulation::step`] runs them; [`Simulation::step_timed`] runs the same sequence and times
+//! each phase with whatever clock the caller has (macroquad's in the demo,
+//! `std::time::Instant` in the headless mode).
+//!
+//! A window drives the simulation in fixed steps of real time with [`FixedStep`]; the phases
+//! run on a pool of worker threads ([`Simulation::set_threads`]) and give the same bits on
+//! any number of them ([`Simulation::state_hash`] says so in one number).
 //!
 //! This file holds [`Simulation`], its state and the broad phase; the rest has a file each:
 //! `config` ([`SimConfig`], [`Broadphase`], [`SimError`] and the checks of a setting),
-//! `spawn` (bursts and streams), `solver` (motion, walls, contacts), `timing` (phase times).
+//! `driver` ([`FixedStep`]), `spawn` (bursts and streams), `solver` (motion, walls,
+//! contacts), `layout` (the reordering), `parallel` (the worker threads), `metrics` (what a
+//! report measures), `timing` (phase times).
 //!
 //! ```
-//! use quadstress::sim::{SimConfig, Simulation};
+//! use quadstress::sim::{SimConfig, Simulation, STEP_SECONDS};
 //! let mut sim = Simulation::new(SimConfig { seed: 7, ..SimConfig::default() }).unwrap();
 //! sim.spawn_burst(1000).unwrap();
 //! for _ in 0..60 {
-//!     sim.step(1.0 / 60.0).unwrap();
+//!     sim.step(STEP_SECONDS).unwrap();
 //! }
 //! assert_eq!(sim.len(), 1000);
 //! let w = sim.config().world;
@@ -28,19 +37,27 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use crate::oracle::brute_force_pairs;
 use crate::quadtree::{f32_at_or_above, f32_at_or_below};
 use crate::{Config, ItemId, Quadtree, Rect};
 
 mod config;
+mod driver;
 mod layout;
+mod metrics;
+mod parallel;
 mod solver;
 mod spawn;
 mod timing;
 
-use config::{last_fit, SPEED_CAP};
-pub use config::{Broadphase, SimConfig, SimError, MAX_PARTICLES};
-pub use timing::{percentile, PhaseTimes};
+pub use config::{Broadphase, Setting, SimConfig, SimError, MAX_PARTICLES};
+pub use driver::{FixedStep, DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS};
+pub use metrics::Overlap;
+pub use parallel::{default_threads, MAX_THREADS};
+#[doc(hidden)]
+pub use timing::percentile;
+pub use timing::PhaseTimes;
+
+use parallel::Workers;
 
 /// One particle: a square of the simulation's `particle_size`, by its top-left corner.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -53,19 +70,59 @@ pub struct Particle {
     pub vx: f32,
     /// Velocity along y, units per second (positive is down).
     pub vy: f32,
-    /// Colour as RGBA bytes.
-    pub color: [u8; 4],
 }
 
 impl Particle {
     /// The particle's square.
     ///
     /// ```
-    /// let p = quadstress::sim::Particle { x: 1.0, y: 2.0, vx: 0.0, vy: 0.0, color: [0; 4] };
+    /// let p = quadstress::sim::Particle { x: 1.0, y: 2.0, vx: 0.0, vy: 0.0 };
     /// assert_eq!(p.rect(8.0), quadstress::Rect::new(1.0, 2.0, 9.0, 10.0));
     /// ```
     pub fn rect(&self, size: f32) -> Rect {
         Rect::new(self.x, self.y, self.x + size, self.y + size)
+    }
+}
+
+/// The phases of a step, in the order [`Simulation::step`] runs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Every few dozen steps, the particles are put in row order so that neighbours sit close
+    /// in memory, and the tree is rebuilt in that order ([`Simulation::reorder_if_due`]).
+    Reorder,
+    /// Gravity, motion and the walls ([`Simulation::integrate`]).
+    Integrate,
+    /// The tree brought up to date with the particles ([`Simulation::update_tree`]).
+    UpdateTree,
+    /// The contacts found ([`Simulation::find_pairs`]).
+    FindPairs,
+    /// The contacts resolved ([`Simulation::resolve`]).
+    Resolve,
+}
+
+impl Phase {
+    /// Every phase, in step order.
+    pub const ALL: [Phase; 5] = [
+        Phase::Reorder,
+        Phase::Integrate,
+        Phase::UpdateTree,
+        Phase::FindPairs,
+        Phase::Resolve,
+    ];
+
+    /// The name reports use.
+    ///
+    /// ```
+    /// assert_eq!(quadstress::sim::Phase::FindPairs.name(), "pair_search");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Reorder => "reorder",
+            Phase::Integrate => "integrate",
+            Phase::UpdateTree => "tree_update",
+            Phase::FindPairs => "pair_search",
+            Phase::Resolve => "resolution",
+        }
     }
 }
 
@@ -105,11 +162,10 @@ pub struct Simulation {
     wall_y: f32,
     /// Largest speed along each axis, in units per second.
     speed_limit: f32,
-    /// Each particle's position when the tree last saw it, and the most any particle has
-    /// moved along an axis since (as `f64` bits; NaN until `touching` measures it): lets
-    /// `touching` ask the tree and still answer for the particles' positions now. Measured
-    /// on demand, so that steps do not pay for it.
-    anchors: Vec<(f32, f32)>,
+    /// The most any particle has moved along an axis since the tree last saw it (as `f64`
+    /// bits; NaN until `touching` measures it against the tree's rectangles): lets `touching`
+    /// ask the tree and still answer for the particles' positions now. Measured on demand, so
+    /// that steps do not pay for it.
     drift: AtomicU64,
     /// Reused buffers of the reordering (see `layout`): (row key, old index) sorted, the
     /// particles in their new order, and each old index's new one.
@@ -118,20 +174,16 @@ pub struct Simulation {
     new_index: Vec<u32>,
     steps_since_reorder: u32,
     counts: StepCounts,
+    workers: Workers,
     rng: StdRng,
 }
 
 impl Simulation {
-    /// An empty simulation.
+    /// An empty simulation, on [`default_threads`] worker threads.
     ///
     /// # Errors
-    /// The whole configuration is checked here, so that no later call can fail on it:
-    /// [`SimError::BadConfig`] for a particle size that is not positive or does not fit the
-    /// world once `position + size` is rounded to `f32`, a restitution outside `[0, 1]`, a
-    /// non-finite gravity, `solver_iterations` outside `1..=64`, `max_particles` above
-    /// [`MAX_PARTICLES`], or a world so large that its speed limit (four world sizes per
-    /// second) overflows `f32`; the tree's errors for a bad world (including one whose width
-    /// or height overflows `f32`) or tree config.
+    /// The whole configuration is checked here, so that no later call can fail on it: the
+    /// errors of [`SimConfig::check`].
     ///
     /// ```
     /// use quadstress::sim::{SimConfig, Simulation};
@@ -140,64 +192,56 @@ impl Simulation {
     /// assert!(Simulation::new(bad).is_err());
     /// ```
     pub fn new(config: SimConfig) -> Result<Self, SimError> {
-        let size = config.particle_size;
-        if !(size.is_finite() && size > 0.0) {
-            return Err(SimError::BadConfig("particle_size must be positive"));
-        }
-        if !(config.restitution.is_finite() && (0.0..=1.0).contains(&config.restitution)) {
-            return Err(SimError::BadConfig("restitution must be between 0 and 1"));
-        }
-        if !config.gravity.is_finite() {
-            return Err(SimError::BadConfig("gravity must be finite"));
-        }
-        if !(1..=64).contains(&config.solver_iterations) {
-            return Err(SimError::BadConfig(
-                "solver_iterations must be between 1 and 64",
-            ));
-        }
-        if config.max_particles > MAX_PARTICLES {
-            return Err(SimError::BadConfig(
-                "max_particles must be at most MAX_PARTICLES (u32::MAX - 1)",
-            ));
-        }
-        let tree = Quadtree::with_config(config.world, config.tree)?;
-        let w = config.world;
-        let (Some(wall_x), Some(wall_y)) = (
-            last_fit(w.min_x, w.max_x, size),
-            last_fit(w.min_y, w.max_y, size),
-        ) else {
-            return Err(SimError::BadConfig(
-                "particles must fit in the world (after f32 rounding)",
-            ));
-        };
-        let speed_limit = 4.0 * w.width().max(w.height());
-        if !speed_limit.is_finite() {
-            return Err(SimError::BadConfig(
-                "the world is too large: its speed limit (4 world sizes per second) overflows f32",
-            ));
-        }
+        let derived = config.derive()?;
         Ok(Simulation {
             config,
             particles: Vec::new(),
             ids: Vec::new(),
-            tree,
+            tree: derived.tree,
             contacts: Vec::new(),
             rects: Vec::new(),
             stack_order: Vec::new(),
             stack_rows: Vec::new(),
             row_starts: Vec::new(),
-            wall_x,
-            wall_y,
-            speed_limit: speed_limit.min(SPEED_CAP),
-            anchors: Vec::new(),
+            wall_x: derived.wall_x,
+            wall_y: derived.wall_y,
+            speed_limit: derived.speed_limit,
             drift: AtomicU64::new(0f64.to_bits()),
             order_keys: Vec::new(),
             reordered: Vec::new(),
             new_index: Vec::new(),
             steps_since_reorder: 0,
             counts: StepCounts::default(),
+            workers: Workers::new(default_threads())?,
             rng: StdRng::seed_from_u64(config.seed),
         })
+    }
+
+    /// The number of worker threads the phases run on.
+    pub fn threads(&self) -> usize {
+        self.workers.threads()
+    }
+
+    /// Runs the phases on `threads` worker threads from the next step on (1: on the caller's
+    /// thread). Every thread count gives the same particles, bit for bit; on wasm32 the work
+    /// runs on the caller's thread whatever the count.
+    ///
+    /// # Errors
+    /// [`SimError::BadSetting`] for a count outside `1..=`[`MAX_THREADS`]; nothing changes
+    /// then.
+    ///
+    /// ```
+    /// use quadstress::sim::{SimConfig, Simulation};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.set_threads(2).unwrap();
+    /// assert_eq!(sim.threads(), 2);
+    /// assert!(sim.set_threads(0).is_err());
+    /// ```
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), SimError> {
+        if threads != self.workers.threads() {
+            self.workers = Workers::new(threads)?;
+        }
+        Ok(())
     }
 
     /// The settings.
@@ -268,7 +312,6 @@ impl Simulation {
     pub fn clear(&mut self) {
         self.particles.clear();
         self.ids.clear();
-        self.anchors.clear();
         self.set_drift(0.0);
         self.tree.clear();
         self.contacts.clear();
@@ -276,8 +319,8 @@ impl Simulation {
         self.counts = StepCounts::default();
     }
 
-    /// Advances by `dt` seconds: [`integrate`](Self::integrate),
-    /// [`find_contacts`](Self::find_contacts), [`resolve`](Self::resolve).
+    /// Advances by `dt` seconds: every phase of [`Phase::ALL`] in order. The demo and the
+    /// headless mode pass [`STEP_SECONDS`]; any finite, non-negative `dt` is accepted.
     ///
     /// # Errors
     /// [`SimError::BadTimeStep`] for a negative or non-finite `dt`; nothing moves then.
@@ -290,10 +333,36 @@ impl Simulation {
     /// assert!(matches!(sim.step(f32::NAN), Err(SimError::BadTimeStep(_))));
     /// ```
     pub fn step(&mut self, dt: f32) -> Result<(), SimError> {
-        self.integrate(dt)?;
-        self.find_contacts();
-        self.resolve();
-        Ok(())
+        self.run_phases(dt, || 0.0).map(|_| ())
+    }
+
+    /// The one sequence of phases behind [`step`](Self::step) and
+    /// [`step_timed`](Self::step_timed): `clock` is read before the first phase and after
+    /// each.
+    fn run_phases(
+        &mut self,
+        dt: f32,
+        mut clock: impl FnMut() -> f64,
+    ) -> Result<PhaseTimes, SimError> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(SimError::BadTimeStep(dt));
+        }
+        let mut ms = [0.0; Phase::ALL.len()];
+        let start = clock();
+        let mut last = start;
+        for (k, phase) in Phase::ALL.into_iter().enumerate() {
+            match phase {
+                Phase::Reorder => self.reorder_if_due(),
+                Phase::Integrate => self.integrate(dt)?,
+                Phase::UpdateTree => self.update_tree(),
+                Phase::FindPairs => self.find_pairs(),
+                Phase::Resolve => self.resolve(),
+            }
+            let now = clock();
+            ms[k] = (now - last) * 1e3;
+            last = now;
+        }
+        Ok(PhaseTimes::from_phases(ms, (last - start) * 1e3))
     }
 
     fn set_drift(&self, drift: f64) {
@@ -308,7 +377,9 @@ impl Simulation {
             return known;
         }
         let mut drift = 0f32;
-        for (p, &(ax, ay)) in self.particles.iter().zip(&self.anchors) {
+        for (p, &id) in self.particles.iter().zip(&self.ids) {
+            let seen = self.tree.rect(id).expect("particle handles stay valid");
+            let (ax, ay) = (seen.min_x, seen.min_y);
             let moved = (p.x - ax).abs();
             drift = if moved > drift { moved } else { drift };
             let moved = (p.y - ay).abs();
@@ -334,11 +405,10 @@ impl Simulation {
         match self.config.broadphase {
             Broadphase::Rebuild => self.rebuild_tree(),
             Broadphase::Incremental | Broadphase::BruteForce => {
-                for ((p, id), a) in self.particles.iter().zip(&self.ids).zip(&mut self.anchors) {
+                for (p, id) in self.particles.iter().zip(&self.ids) {
                     self.tree
                         .update(*id, p.rect(s))
                         .expect("particle handles stay valid and positions finite");
-                    *a = (p.x, p.y);
                 }
             }
         }
@@ -362,7 +432,7 @@ impl Simulation {
             Broadphase::BruteForce => {
                 self.rects.clear();
                 self.rects.extend(self.particles.iter().map(|p| p.rect(s)));
-                brute_force_pairs(&self.rects, |i, j| contacts.push((i, j)));
+                every_pair(&self.rects, contacts);
                 let n = self.rects.len() as u64;
                 n * n.saturating_sub(1) / 2
             }
@@ -371,21 +441,6 @@ impl Simulation {
             contacts: self.contacts.len(),
             pairs_tested: tests,
         };
-    }
-
-    /// Total kinetic energy, with unit mass per particle.
-    ///
-    /// ```
-    /// use quadstress::sim::{SimConfig, Simulation};
-    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
-    /// sim.spawn_stream(100.0, 100.0, 1, 0.0, 0.0).unwrap();
-    /// assert_eq!(sim.kinetic_energy(), 0.0);
-    /// ```
-    pub fn kinetic_energy(&self) -> f64 {
-        self.particles
-            .iter()
-            .map(|p| 0.5 * (p.vx as f64 * p.vx as f64 + p.vy as f64 * p.vy as f64))
-            .sum()
     }
 
     /// Indices of the particles touching `rect` (closed) where they are now, found through the
@@ -446,5 +501,17 @@ impl Simulation {
             .iter()
             .filter(|p| p.rect(s).intersects(rect))
             .count()
+    }
+}
+
+/// The brute-force broad phase: every pair of squares tested, `(i, j)` with `i < j` pushed
+/// for each pair that touches (closed rectangles), in order of `i` then `j`.
+fn every_pair(rects: &[Rect], contacts: &mut Vec<(u32, u32)>) {
+    for (i, a) in rects.iter().enumerate() {
+        for (j, b) in rects.iter().enumerate().skip(i + 1) {
+            if a.intersects(b) {
+                contacts.push((i as u32, j as u32));
+            }
+        }
     }
 }

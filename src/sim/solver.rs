@@ -3,6 +3,9 @@
 
 use super::{SimError, Simulation};
 
+/// Particles per task of the per-particle loops: a fixed partition, whatever the thread count.
+const CHUNK: usize = 4096;
+
 /// Keeps one coordinate in `[lo, hi]`, reflecting (and damping by `e`) a velocity that points
 /// out of the range.
 fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, e: f32) {
@@ -24,7 +27,6 @@ impl Simulation {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
         }
-        self.reorder_now_and_then();
         // A speed limit keeps velocities finite whatever `dt` and gravity are; it is far
         // above anything gravity reaches inside the world within a second.
         let limit = self.speed_limit;
@@ -33,14 +35,21 @@ impl Simulation {
         } else {
             0.0
         };
-        for p in &mut self.particles {
-            p.vy += g;
-            p.vx = p.vx.clamp(-limit, limit);
-            p.vy = p.vy.clamp(-limit, limit);
-            p.x += p.vx * dt;
-            p.y += p.vy * dt;
-        }
-        self.keep_inside();
+        let w = self.config.world;
+        let e = self.config.restitution;
+        let (wall_x, wall_y) = (self.wall_x, self.wall_y);
+        self.workers
+            .for_each_chunk(&mut self.particles, CHUNK, |_, chunk| {
+                for p in chunk {
+                    p.vy += g;
+                    p.vx = p.vx.clamp(-limit, limit);
+                    p.vy = p.vy.clamp(-limit, limit);
+                    p.x += p.vx * dt;
+                    p.y += p.vy * dt;
+                    bounce(&mut p.x, &mut p.vx, w.min_x, wall_x, e);
+                    bounce(&mut p.y, &mut p.vy, w.min_y, wall_y, e);
+                }
+            });
         self.set_drift(f64::NAN);
         Ok(())
     }

@@ -5,16 +5,6 @@ use rand::RngExt;
 use super::{Particle, SimError, Simulation};
 use crate::Rect;
 
-/// A bright palette; particles take a colour from it at random.
-const PALETTE: [[u8; 4]; 6] = [
-    [255, 99, 71, 255],
-    [255, 215, 0, 255],
-    [50, 205, 50, 255],
-    [0, 191, 255, 255],
-    [238, 130, 238, 255],
-    [255, 255, 255, 255],
-];
-
 impl Simulation {
     fn add(&mut self, x: f32, y: f32, vx: f32, vy: f32) -> Result<(), SimError> {
         let s = self.config.particle_size;
@@ -23,18 +13,10 @@ impl Simulation {
         let y = y.clamp(w.min_y, self.wall_y);
         let limit = self.speed_limit;
         let (vx, vy) = (vx.clamp(-limit, limit), vy.clamp(-limit, limit));
-        let color = PALETTE[self.rng.random_range(0..PALETTE.len())];
         let index = self.particles.len() as u32;
         let id = self.tree.insert(Rect::new(x, y, x + s, y + s), index)?;
-        self.particles.push(Particle {
-            x,
-            y,
-            vx,
-            vy,
-            color,
-        });
+        self.particles.push(Particle { x, y, vx, vy });
         self.ids.push(id);
-        self.anchors.push((x, y));
         Ok(())
     }
 
@@ -78,7 +60,6 @@ impl Simulation {
         let ahead = fits.min(1 << 16);
         self.particles.reserve(ahead);
         self.ids.reserve(ahead);
-        self.anchors.reserve(ahead);
         for _ in 0..fits {
             let x = self.rng.random_range(w.min_x..=self.wall_x);
             let y = self.rng.random_range(w.min_y..=self.wall_y);
