@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use quadstress::sim::{percentile, Phase, SimConfig, Simulation};
+use quadstress::sim::{percentile, Percentiles, Phase, SimConfig, Simulation, MAX_PARTICLES};
 
 use super::app::placement_name;
 use super::cli::{Args, Switch};
@@ -33,6 +33,27 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
 }
 
+/// The most memory a headless run takes per particle, rounded up with a margin: the peak
+/// resident size over `--particles` (all buffers at their high-water mark, contacts of a
+/// packed pile under gravity included) measured up to about 370 bytes.
+const BYTES_PER_PARTICLE: u64 = 512;
+
+/// Memory the run may take, in bytes: what Linux reports as available; in a web page, the 4
+/// GiB a 32-bit WebAssembly memory can address. `None` where it is unknown (no check then).
+fn available_memory() -> Option<u64> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        Some(4 << 30)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib.saturating_mul(1024))
+    }
+}
+
 /// Why a run stopped early.
 enum Stop {
     Io(std::io::Error),
@@ -54,6 +75,32 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
         )));
     }
     let frames = args.frames.unwrap_or(600);
+    if !(args.dt.is_finite() && args.dt >= 0.0) {
+        return Err(Stop::Refused(format!(
+            "--dt must be a finite, non-negative number of seconds, got {}",
+            args.dt
+        )));
+    }
+    if args.particles > MAX_PARTICLES {
+        return Err(Stop::Refused(format!(
+            "--particles must be at most {MAX_PARTICLES}, got {}",
+            args.particles
+        )));
+    }
+    // Refused before any work: a run the machine cannot hold would otherwise die on a failed
+    // allocation after seconds or minutes of spawning.
+    let needed = (args.particles as u64).saturating_mul(BYTES_PER_PARTICLE);
+    if let Some(available) = available_memory() {
+        if needed > available {
+            return Err(Stop::Refused(format!(
+                "--particles {} needs about {} MiB ({BYTES_PER_PARTICLE} bytes a particle); \
+                 only {} MiB are available",
+                args.particles,
+                needed >> 20,
+                available >> 20
+            )));
+        }
+    }
     let mut config = SimConfig::with_coverage(args.particles.max(1), args.coverage);
     config.seed = args.seed;
     config.gravity_on = args.gravity == Some(Switch::On);
@@ -87,11 +134,12 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     )?;
     out.flush()?;
 
-    let n = frames as usize;
-    let mut phases: Vec<(&str, Vec<f64>)> = Phase::ALL
+    // Timing storage is bounded whatever `--frames` says: exact up to a limit, then a
+    // fixed histogram.
+    let mut phases: Vec<(&str, Percentiles)> = Phase::ALL
         .iter()
-        .map(|p| (p.name(), Vec::with_capacity(n)))
-        .chain([("step", Vec::with_capacity(n))])
+        .map(|p| (p.name(), Percentiles::with_capacity(frames)))
+        .chain([("step", Percentiles::with_capacity(frames))])
         .collect();
     let (mut contacts, mut tested) = (0u64, 0u64);
     // Kinetic energy per particle over the last second of simulated time.
@@ -102,28 +150,35 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
             .step_timed(args.dt, now_seconds)
             .map_err(|e| refuse(&e))?;
         for (k, (_, ms)) in t.by_phase().into_iter().enumerate() {
-            phases[k].1.push(ms);
+            phases[k].1.record(ms);
         }
-        phases[Phase::ALL.len()].1.push(t.step_ms);
-        contacts += sim.counts().contacts as u64;
-        tested += sim.counts().pairs_tested;
+        phases[Phase::ALL.len()].1.record(t.step_ms);
+        contacts = contacts.saturating_add(sim.counts().contacts as u64);
+        tested = tested.saturating_add(sim.counts().pairs_tested);
         if frames - frame <= last_second {
             energy += sim.kinetic_energy() / sim.len().max(1) as f64;
             energy_frames += 1;
         }
     }
     writeln!(out, "frames: {frames} frames")?;
-    for (name, v) in &mut phases {
-        let median = percentile(v, 0.5).unwrap_or(0.0);
-        let p99 = percentile(v, 0.99).unwrap_or(0.0);
-        writeln!(out, "{name}.median: {median:.3} ms")?;
-        writeln!(out, "{name}.p99: {p99:.3} ms")?;
+    // Statistics of no frames are left out, as in the window's report.
+    for (name, times) in &mut phases {
+        if let (Some(median), Some(p99)) = (times.percentile(0.5), times.percentile(0.99)) {
+            writeln!(out, "{name}.median: {median:.3} ms")?;
+            writeln!(out, "{name}.p99: {p99:.3} ms")?;
+        }
     }
-    let f = frames.max(1) as f64;
-    let np = sim.len() as f64;
-    writeln!(out, "contacts.mean: {:.1} pairs", contacts as f64 / f)?;
-    writeln!(out, "pairs_tested.mean: {:.0} pairs", tested as f64 / f)?;
-    writeln!(out, "pairs_brute_force: {:.0} pairs", np * (np - 1.0) / 2.0)?;
+    if frames > 0 {
+        let f = frames as f64;
+        writeln!(out, "contacts.mean: {:.1} pairs", contacts as f64 / f)?;
+        writeln!(out, "pairs_tested.mean: {:.0} pairs", tested as f64 / f)?;
+    }
+    let np = sim.len() as u128;
+    writeln!(
+        out,
+        "pairs_brute_force: {} pairs",
+        np * np.saturating_sub(1) / 2
+    )?;
     let s = sim.tree().stats();
     writeln!(out, "tree.nodes: {} nodes", s.nodes)?;
     writeln!(out, "tree.leaves: {} nodes", s.leaves)?;
@@ -133,11 +188,13 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     writeln!(out, "overlap.pairs: {} pairs", overlap.pairs)?;
     writeln!(out, "overlap.mean: {:.4} fraction", overlap.mean)?;
     writeln!(out, "overlap.max: {:.4} fraction", overlap.max)?;
-    writeln!(
-        out,
-        "kinetic_energy.per_particle: {:.3} units2/s2",
-        energy / energy_frames.max(1) as f64
-    )?;
+    if energy_frames > 0 {
+        writeln!(
+            out,
+            "kinetic_energy.per_particle: {:.3} units2/s2",
+            energy / energy_frames as f64
+        )?;
+    }
     if config.gravity_on {
         writeln!(out, "pile.packing: {:.3} fraction", pile_packing(&sim))?;
     }

@@ -12,7 +12,7 @@ pub mod view;
 
 use macroquad::texture::get_screen_data;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
-use quadstress::sim::{percentile, SimError};
+use quadstress::sim::{Percentiles, SimError};
 
 use app::App;
 use cli::{Args, Switch};
@@ -77,8 +77,8 @@ pub fn run_window(args: Args) -> Result<(), String> {
 async fn run(mut app: App, mut args: Args) {
     let mut scratch = draw::Scratch::new();
     let mut frame: u64 = 0;
-    let mut frame_seconds: Vec<f64> =
-        Vec::with_capacity(args.frames.unwrap_or(0).min(1 << 20) as usize);
+    // Bounded whatever `--frames` says: exact up to a limit, then a fixed histogram.
+    let mut frame_seconds = Percentiles::with_capacity(args.frames.unwrap_or(0));
     let mut last_frame_start = platform::now_seconds() - 1.0 / platform::MAX_FPS;
     loop {
         let frame_start = platform::now_seconds();
@@ -119,8 +119,8 @@ async fn run(mut app: App, mut args: Args) {
         }
         app.update(dt);
         app.graph.record(dt);
-        if args.frames.is_some() && frame > 1 + args.warmup {
-            frame_seconds.push(f64::from(dt));
+        if args.frames.is_some() && frame > args.warmup.saturating_add(1) {
+            frame_seconds.record(f64::from(dt));
         }
         let view = View::new(
             app.sim.config().world,
@@ -159,7 +159,7 @@ async fn run(mut app: App, mut args: Args) {
 }
 
 /// The summary a scripted run prints: frames, frame-time statistics, FPS.
-fn report_scripted_run(app: &App, view: &View, frame_seconds: &mut [f64]) {
+fn report_scripted_run(app: &App, view: &View, frame_seconds: &mut Percentiles) {
     println!("particles: {} count", app.sim.len());
     println!("particle_cap: {} count", app.sim.config().max_particles);
     println!("broadphase: {}", app.sim.broadphase().name());
@@ -170,11 +170,11 @@ fn report_scripted_run(app: &App, view: &View, frame_seconds: &mut [f64]) {
         view.particle_px(app.sim.config().particle_size)
     );
     println!("frames_timed: {} frames", frame_seconds.len());
-    let mean = frame_seconds.iter().sum::<f64>() / frame_seconds.len().max(1) as f64;
-    if let Some(median) = percentile(frame_seconds, 0.5) {
+    let mean = frame_seconds.mean().unwrap_or(0.0);
+    if let Some(median) = frame_seconds.percentile(0.5) {
         println!("frame_time.median: {:.2} ms", median * 1e3);
     }
-    if let Some(p99) = percentile(frame_seconds, 0.99) {
+    if let Some(p99) = frame_seconds.percentile(0.99) {
         println!("frame_time.p99: {:.2} ms", p99 * 1e3);
     }
     if mean > 0.0 {

@@ -45,6 +45,7 @@ mod driver;
 mod layout;
 mod metrics;
 mod parallel;
+mod percentiles;
 mod solver;
 mod spawn;
 mod timing;
@@ -53,6 +54,8 @@ pub use config::{Broadphase, Setting, SimConfig, SimError, MAX_PARTICLES};
 pub use driver::{FixedStep, DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS};
 pub use metrics::Overlap;
 pub use parallel::{default_threads, MAX_THREADS};
+#[doc(hidden)]
+pub use percentiles::Percentiles;
 #[doc(hidden)]
 pub use timing::percentile;
 pub use timing::PhaseTimes;
