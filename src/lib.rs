@@ -65,5 +65,5 @@ pub mod sim;
 pub use quadtree::{BatchError, PairWorkspace, UpdateWorkspace};
 pub use quadtree::{
     Config, InvariantError, ItemId, ItemRef, Iter, NodeInfo, Nodes, Placement, Quadtree,
-    QuadtreeError, QueryCounts, Rect, TreeStats, MAX_CAPACITY, MAX_DEPTH,
+    QuadtreeError, QueryCounts, Rect, TreeStats, MAX_CAPACITY, MAX_DEPTH, MAX_ITEMS,
 };

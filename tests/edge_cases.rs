@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use quadstress::{
     oracle::{self, TestRng},
-    Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_CAPACITY, MAX_DEPTH,
+    Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_CAPACITY, MAX_DEPTH, MAX_ITEMS,
 };
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 100.0);
@@ -893,4 +893,31 @@ fn counting_rect_query_matches_brute_force_and_counts_its_work() {
             assert_eq!(visited, 0);
         }
     }
+}
+
+/// Room for more items than a tree can hold is refused with `Full`, and room the allocator
+/// refuses with `OutOfMemory`: never a panic ("capacity overflow") or an abort.
+#[test]
+fn absurd_reservations_are_errors_not_panics_or_aborts() {
+    for n in [usize::MAX, 1 << 40, MAX_ITEMS + 1] {
+        assert_eq!(
+            Quadtree::<u32>::with_capacity(WORLD, Config::default(), n).unwrap_err(),
+            QuadtreeError::Full,
+            "with_capacity({n})"
+        );
+    }
+    let (mut tree, ids) = filled();
+    let before = snapshot(&tree);
+    for n in [usize::MAX, 1 << 40, MAX_ITEMS - tree.len() + 1] {
+        assert_eq!(tree.reserve(n), Err(QuadtreeError::Full), "reserve({n})");
+    }
+    // 12 bytes a handle for four billion handles: the allocator may give the address space
+    // or refuse it, but the tree says which.
+    match tree.reserve(MAX_ITEMS - tree.len()) {
+        Ok(()) => assert!(tree.capacity() >= MAX_ITEMS),
+        Err(e) => assert_eq!(e, QuadtreeError::OutOfMemory),
+    }
+    assert_eq!(snapshot(&tree), before);
+    tree.remove(ids[0]).unwrap();
+    tree.validate().unwrap();
 }

@@ -5,7 +5,7 @@
 //! range of buckets, so the shape of the tree follows from bucket counts, top-down, and each
 //! item is moved exactly once, into its final node.
 
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, MAX_DEPTH, NULL};
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, MAX_DEPTH, MAX_ITEMS, NULL};
 
 /// Reused buffers of the bulk path, so rebuilding every frame allocates nothing.
 #[derive(Debug)]
@@ -81,8 +81,10 @@ impl<T> Quadtree<T> {
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for any bad rectangle,
-    /// [`QuadtreeError::Full`] if the handles would run out. The tree and `ids` are unchanged
-    /// then.
+    /// [`QuadtreeError::Full`] if the handles would run out (more than
+    /// [`MAX_ITEMS`](crate::MAX_ITEMS) slots, freed ones included; refused as soon as the
+    /// iterator passes that). The first error found is returned; the tree and `ids` are
+    /// unchanged then.
     ///
     /// ```
     /// use quadstress::{Quadtree, QuadtreeError, Rect};
@@ -113,8 +115,16 @@ impl<T> Quadtree<T> {
             index: NULL,
             generation: 0,
         };
+        // Only as many as could ever get a handle are staged: an endless iterator is refused
+        // once it passes the limit, not after it has filled memory.
+        let room = MAX_ITEMS.saturating_sub(self.slots.len());
         for (rect, value) in items {
-            if let Err(e) = rect.check() {
+            let refused = match rect.check() {
+                Err(e) => Some(e),
+                Ok(()) if staging.len() >= room => Some(QuadtreeError::Full),
+                Ok(()) => None,
+            };
+            if let Some(e) = refused {
                 staging.clear();
                 self.bulk.staging = staging;
                 return Err(e);
@@ -128,12 +138,7 @@ impl<T> Quadtree<T> {
             ));
         }
         let added = staging.len();
-        if self.slots.len().saturating_add(added) >= (NULL - 1) as usize {
-            staging.clear();
-            self.bulk.staging = staging;
-            return Err(QuadtreeError::Full);
-        }
-        // Stage 2: handles. Cannot fail now: the check above bounds the slot table.
+        // Stage 2: handles. Cannot fail now: the room check above bounds the slot table.
         ids.reserve(added);
         for (_, entry) in &mut staging {
             entry.id = self.alloc_slot()?;

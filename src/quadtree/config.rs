@@ -8,6 +8,10 @@ use super::QuadtreeError;
 /// so depth 10 costs at most about 5.6 MB of tables (allocated only for levels in use).
 pub const MAX_DEPTH: u8 = 10;
 
+/// The most items a tree holds: handles index a `u32` table whose top values are reserved.
+/// An insertion past it is refused with [`QuadtreeError::Full`].
+pub const MAX_ITEMS: usize = u32::MAX as usize - 1;
+
 /// The largest `capacity` a tree accepts.
 pub const MAX_CAPACITY: usize = 1 << 20;
 

@@ -30,8 +30,11 @@ pub enum QuadtreeError {
     /// The handle was removed already, cleared, or belongs to another tree (see
     /// [`ItemId`](crate::ItemId) for how far that is detected).
     StaleId,
-    /// The tree holds `u32::MAX - 1` items already.
+    /// The tree would hold more than [`MAX_ITEMS`](crate::MAX_ITEMS) items.
     Full,
+    /// The allocator refused the memory asked for (by [`Quadtree::reserve`](crate::Quadtree::reserve)
+    /// or [`Quadtree::with_capacity`](crate::Quadtree::with_capacity)).
+    OutOfMemory,
 }
 
 impl fmt::Display for QuadtreeError {
@@ -57,7 +60,12 @@ impl fmt::Display for QuadtreeError {
                 crate::quadtree::MAX_DEPTH
             ),
             QuadtreeError::StaleId => write!(f, "item handle is stale or was removed"),
-            QuadtreeError::Full => write!(f, "the tree cannot hold more items"),
+            QuadtreeError::Full => write!(
+                f,
+                "the tree cannot hold more than {} items",
+                crate::quadtree::MAX_ITEMS
+            ),
+            QuadtreeError::OutOfMemory => write!(f, "out of memory for the tree's tables"),
         }
     }
 }

@@ -95,7 +95,7 @@ use items::ItemList;
 use placement::CellRange;
 use slots::{end_generation, new_tree_tag, Entry, Slot, RETIRED};
 
-pub use config::{Config, Placement, MAX_CAPACITY, MAX_DEPTH};
+pub use config::{Config, Placement, MAX_CAPACITY, MAX_DEPTH, MAX_ITEMS};
 pub use error::QuadtreeError;
 pub use geom::Rect;
 #[cfg(feature = "sim")]
@@ -269,11 +269,13 @@ impl<T> Quadtree<T> {
     /// known in advance.
     ///
     /// # Errors
-    /// As [`with_config`](Self::with_config).
+    /// As [`with_config`](Self::with_config), and as [`reserve`](Self::reserve) for `n`.
     ///
     /// ```
-    /// use quadstress::{Config, Quadtree, Rect};
+    /// use quadstress::{Config, Quadtree, QuadtreeError, Rect};
     /// let world = Rect::new(0.0, 0.0, 100.0, 100.0);
+    /// let too_many = Quadtree::<u8>::with_capacity(world, Config::default(), usize::MAX);
+    /// assert_eq!(too_many.unwrap_err(), QuadtreeError::Full);
     /// let mut tree = Quadtree::with_capacity(world, Config::default(), 10_000).unwrap();
     /// assert!(tree.is_empty() && tree.capacity() >= 10_000);
     /// let room = tree.capacity();
@@ -285,7 +287,7 @@ impl<T> Quadtree<T> {
     /// ```
     pub fn with_capacity(world: Rect, config: Config, n: usize) -> Result<Self, QuadtreeError> {
         let mut tree = Self::with_config(world, config)?;
-        tree.reserve(n);
+        tree.reserve(n)?;
         Ok(tree)
     }
 
@@ -293,16 +295,33 @@ impl<T> Quadtree<T> {
     /// [`with_capacity`](Self::with_capacity) does for a new tree: inserting them never grows
     /// the handle table. Slots freed by removals count as room.
     ///
+    /// # Errors
+    /// [`QuadtreeError::Full`] if the tree would then hold more than [`MAX_ITEMS`] items, and
+    /// [`QuadtreeError::OutOfMemory`] if the allocator refuses the tables (never an abort).
+    /// The items are unchanged then.
+    ///
     /// ```
-    /// use quadstress::{Quadtree, Rect};
+    /// use quadstress::{Quadtree, QuadtreeError, Rect, MAX_ITEMS};
     /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0)).unwrap();
     /// tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 'a').unwrap();
-    /// tree.reserve(500);
+    /// tree.reserve(500).unwrap();
     /// assert!(tree.capacity() >= 501);
+    /// assert_eq!(tree.reserve(MAX_ITEMS), Err(QuadtreeError::Full));
+    /// assert_eq!(tree.reserve(usize::MAX), Err(QuadtreeError::Full));
+    /// assert_eq!(tree.len(), 1);
     /// ```
-    pub fn reserve(&mut self, additional: usize) {
+    pub fn reserve(&mut self, additional: usize) -> Result<(), QuadtreeError> {
+        if self
+            .len
+            .checked_add(additional)
+            .is_none_or(|n| n > MAX_ITEMS)
+        {
+            return Err(QuadtreeError::Full);
+        }
         let free = self.slots.len() - self.len;
-        self.slots.reserve(additional.saturating_sub(free));
+        self.slots
+            .try_reserve(additional.saturating_sub(free))
+            .map_err(|_| QuadtreeError::OutOfMemory)?;
         // Leaves of evenly spread items end up about half full on average, and there are
         // 4/3 nodes per leaf: under three nodes per `capacity` items, so four leave a margin,
         // and never more than a full tree of `max_depth`. Adversarial data can need more (a
@@ -314,7 +333,8 @@ impl<T> Quadtree<T> {
             .saturating_add(5)
             .min(full_tree);
         self.nodes
-            .reserve(nodes.saturating_sub(self.nodes.len() + 4 * self.free_blocks.len()));
+            .try_reserve(nodes.saturating_sub(self.nodes.len() + 4 * self.free_blocks.len()))
+            .map_err(|_| QuadtreeError::OutOfMemory)
     }
 
     /// How many items the tree has room for before its handle table must grow.

@@ -137,7 +137,7 @@ impl<T> Quadtree<T> {
                 generation: slot.generation,
             });
         }
-        if self.slots.len() >= (NULL - 1) as usize {
+        if self.slots.len() >= super::MAX_ITEMS {
             return Err(QuadtreeError::Full);
         }
         self.slots.push(Slot {
