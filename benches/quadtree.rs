@@ -45,7 +45,7 @@ fn pairs(c: &mut Criterion) {
                 let mut k = 0u32;
                 let _ = tree.for_each_pair(|_, _| {
                     k += 1;
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 });
                 k
             })
@@ -65,7 +65,7 @@ fn pairs(c: &mut Criterion) {
                     let mut k = 0u32;
                     let _ = rebuilt.for_each_pair(|_, _| {
                         k += 1;
-                        ControlFlow::Continue(())
+                        ControlFlow::<()>::Continue(())
                     });
                     k
                 })

@@ -127,7 +127,7 @@ fn line(name: &str, value: f64, unit: &str) {
     println!("{name}: {value:.3} {unit}");
 }
 
-/// The tree as shipped (capacity 32, depth 6) and the same with loose placement.
+/// The tree as shipped (leaf capacity 32, depth 6) and the same with loose placement.
 fn tree_configs() -> [(&'static str, Config); 2] {
     [
         ("tree", Config::default()),
@@ -157,7 +157,7 @@ fn tree_pairs(tree: &Quadtree<u32>) -> u64 {
     let mut n = 0u64;
     let _ = tree.for_each_pair(|_, _| {
         n += 1;
-        ControlFlow::Continue(())
+        ControlFlow::<()>::Continue(())
     });
     n
 }
@@ -513,7 +513,7 @@ fn pairs(n: usize) -> bool {
             ms(tp_grown),
             "ms",
         );
-        let (_, tested) = tree.for_each_pair_counting(|_, _| ControlFlow::Continue(()));
+        let (_, tested) = tree.for_each_pair_counting(|_, _| ControlFlow::<()>::Continue(()));
         line(&format!("{p}.{label}.pair_tests"), tested as f64, "tests");
         line(&format!("{p}.{label}.rebuild_and_pairs"), ms(tr + tp), "ms");
         counts.push((label, c));

@@ -17,7 +17,7 @@
 //! tree.insert(Rect::from_min_size(500.0, 300.0, 8.0, 8.0), "c")?;
 //!
 //! let mut contacts = 0;
-//! tree.for_each_pair(|_, _| { contacts += 1; ControlFlow::Continue(()) });
+//! tree.for_each_pair(|_, _| { contacts += 1; ControlFlow::<()>::Continue(()) });
 //! assert_eq!(contacts, 1);
 //!
 //! tree.update(b, Rect::from_min_size(300.0, 300.0, 8.0, 8.0))?;
@@ -38,6 +38,7 @@
 //!   modes (needs `macroquad` and `clap`).
 //! - `rayon` (enabled by `sim`): [`Quadtree::par_pairs`] and [`Quadtree::update_many`], the
 //!   pair search and batch moves on every core, with the same answer on any thread count.
+//! - `peers`: the table bench's peer crates (`cargo bench --bench table --features peers`).
 //!
 //! With `default-features = false` the crate has no dependencies at all.
 //!
@@ -65,5 +66,5 @@ pub mod sim;
 pub use quadtree::{BatchError, PairWorkspace, UpdateWorkspace};
 pub use quadtree::{
     Config, InvariantError, ItemId, ItemRef, Iter, NodeInfo, Nodes, Placement, Quadtree,
-    QuadtreeError, QueryCounts, Rect, TreeStats, MAX_CAPACITY, MAX_DEPTH, MAX_ITEMS,
+    QuadtreeError, QueryCounts, Rect, TreeStats, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY,
 };

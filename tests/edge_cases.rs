@@ -4,7 +4,8 @@ use std::ops::ControlFlow;
 
 use quadstress::{
     oracle::{self, TestRng},
-    Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_CAPACITY, MAX_DEPTH, MAX_ITEMS,
+    Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_DEPTH, MAX_ITEMS,
+    MAX_LEAF_CAPACITY,
 };
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 100.0);
@@ -19,7 +20,7 @@ fn filled() -> (Quadtree<u32>, Vec<ItemId>) {
     let mut tree = Quadtree::with_config(
         WORLD,
         Config {
-            capacity: 2,
+            leaf_capacity: 2,
             max_depth: 5,
             ..Config::default()
         },
@@ -104,20 +105,20 @@ fn bad_points_and_radii_are_refused() {
 
 #[test]
 fn absurd_settings_are_refused() {
-    for capacity in [0, MAX_CAPACITY + 1, usize::MAX] {
+    for capacity in [0, MAX_LEAF_CAPACITY + 1, usize::MAX] {
         let c = Config {
-            capacity,
+            leaf_capacity: capacity,
             max_depth: 6,
             ..Config::default()
         };
         assert_eq!(
             Quadtree::<u32>::with_config(WORLD, c).unwrap_err(),
-            QuadtreeError::InvalidCapacity(capacity)
+            QuadtreeError::InvalidLeafCapacity(capacity)
         );
     }
     for max_depth in [MAX_DEPTH + 1, 32, 64, u8::MAX] {
         let c = Config {
-            capacity: 8,
+            leaf_capacity: 8,
             max_depth,
             ..Config::default()
         };
@@ -141,7 +142,7 @@ fn absurd_settings_are_refused() {
     let mut deep = Quadtree::with_config(
         WORLD,
         Config {
-            capacity: 1,
+            leaf_capacity: 1,
             max_depth: MAX_DEPTH,
             ..Config::default()
         },
@@ -158,7 +159,7 @@ fn absurd_settings_are_refused() {
     let before = snapshot(&tree);
     assert!(tree
         .set_config(Config {
-            capacity: 0,
+            leaf_capacity: 0,
             max_depth: 3,
             ..Config::default()
         })
@@ -166,7 +167,7 @@ fn absurd_settings_are_refused() {
     assert_eq!(
         tree.config(),
         Config {
-            capacity: 2,
+            leaf_capacity: 2,
             max_depth: 5,
             ..Config::default()
         }
@@ -192,7 +193,7 @@ fn stale_handles_never_reach_other_items() {
     assert_eq!(tree.remove(ids[10]), None);
     assert_eq!(tree.get(fresh), Some(&1000));
     assert_eq!(
-        tree.for_each_colliding_with(ids[10], |_| ControlFlow::Continue(())),
+        tree.for_each_colliding_with(ids[10], |_| ControlFlow::<()>::Continue(())),
         Err(QuadtreeError::StaleId)
     );
     tree.validate().unwrap();
@@ -284,7 +285,7 @@ fn a_million_at_one_point(mut tree: Quadtree<u32>) {
     let mut n = 0;
     let _ = tree.for_each_at_point(33.3, 66.6, |_| {
         n += 1;
-        ControlFlow::Continue(())
+        ControlFlow::<()>::Continue(())
     });
     assert_eq!(n, 1_000_000);
     let mut near = Vec::new();
@@ -316,7 +317,7 @@ fn tree_shrinks_as_items_leave_an_area() {
     let mut tree: Quadtree<u32> = Quadtree::with_config(
         WORLD,
         Config {
-            capacity: 4,
+            leaf_capacity: 4,
             max_depth: 6,
             ..Config::default()
         },
@@ -419,7 +420,7 @@ fn loose_placement_levels_follow_size() {
             let mut got = Vec::new();
             let _ = tree.for_each_in_rect(&q, |item| {
                 got.push(*item.value);
-                ControlFlow::Continue(())
+                ControlFlow::<()>::Continue(())
             });
             got.sort();
             assert_eq!(got, want);
@@ -518,7 +519,7 @@ fn pairs_in_a_large_tree_match_brute_force() {
             let mut got = Vec::new();
             let _ = tree.for_each_pair(|a, b| {
                 got.push((*a.value.min(b.value), *a.value.max(b.value)));
-                ControlFlow::Continue(())
+                ControlFlow::<()>::Continue(())
             });
             got.sort_unstable();
             assert_eq!(got.len(), want.len(), "{placement:?}, depth {max_depth}");
@@ -580,7 +581,7 @@ fn circle_queries_are_exact_in_huge_and_tiny_worlds() {
             let world = Rect::new(-half, -half, half, half);
             let config = Config {
                 placement,
-                capacity: 4,
+                leaf_capacity: 4,
                 ..Config::default()
             };
             let mut tree = Quadtree::with_config(world, config).unwrap();
@@ -602,7 +603,7 @@ fn circle_queries_are_exact_in_huge_and_tiny_worlds() {
                 let mut got = Vec::new();
                 let _ = tree.for_each_in_circle(x, y, r, |item| {
                     got.push(*item.value);
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 });
                 got.sort_unstable();
                 assert_eq!(got, want, "world ±{half}, circle ({x}, {y}) r {r}");
@@ -637,7 +638,7 @@ fn nearest_is_exact_in_huge_and_tiny_worlds() {
             let world = Rect::new(-half, -half, half, half);
             let config = Config {
                 placement,
-                capacity: 4,
+                leaf_capacity: 4,
                 ..Config::default()
             };
             let mut tree = Quadtree::with_config(world, config).unwrap();
@@ -694,7 +695,7 @@ fn circle_queries_near_f32_max_are_answered() {
     let mut hits = Vec::new();
     let walk = tree.for_each_in_circle(f32::MAX, 0.0, 0.0, |item| {
         hits.push(item.id);
-        ControlFlow::Continue(())
+        ControlFlow::<()>::Continue(())
     });
     assert_eq!(walk, Ok(ControlFlow::Continue(())));
     assert_eq!(hits, vec![right]);
@@ -782,7 +783,7 @@ fn worlds_too_wide_or_too_small_for_f32_are_refused() {
         Rect::new(0.0, 0.0, 1e-35, 1e-35),
     ] {
         let config = Config {
-            capacity: 1,
+            leaf_capacity: 1,
             max_depth: MAX_DEPTH,
             ..Config::default()
         };
@@ -811,7 +812,7 @@ fn circle_queries_find_items_rounded_onto_the_edge() {
     for placement in PLACEMENTS {
         let config = Config {
             placement,
-            capacity: 1,
+            leaf_capacity: 1,
             max_depth: 3,
         };
         let mut tree = Quadtree::with_config(Rect::new(-1e30, -1e30, 1e30, 1e30), config).unwrap();
@@ -833,7 +834,7 @@ fn counting_rect_query_matches_brute_force_and_counts_its_work() {
     let mut rng = TestRng::new(41);
     for placement in [Placement::Exact, Placement::Loose] {
         let config = Config {
-            capacity: 4,
+            leaf_capacity: 4,
             max_depth: 6,
             placement,
         };
@@ -862,7 +863,7 @@ fn counting_rect_query_matches_brute_force_and_counts_its_work() {
                     },
                     |item| {
                         hits.push(*item.value);
-                        ControlFlow::Continue(())
+                        ControlFlow::<()>::Continue(())
                     },
                 )
                 .unwrap();
@@ -887,7 +888,7 @@ fn counting_rect_query_matches_brute_force_and_counts_its_work() {
             let result = tree.for_each_in_rect_counting(
                 &bad,
                 |_| visited += 1,
-                |_| ControlFlow::Continue(()),
+                |_| ControlFlow::<()>::Continue(()),
             );
             assert_eq!(result.map(|(_, c)| c), Err(err));
             assert_eq!(visited, 0);

@@ -127,7 +127,7 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
         let mut got = Vec::new();
         let _ = tree.for_each_colliding_with(id, |item| {
             got.push(item.id);
-            ControlFlow::Continue(())
+            ControlFlow::<()>::Continue(())
         });
         assert_eq!(
             sorted(got),
@@ -222,7 +222,7 @@ fn run_case(
         let mut tree = Quadtree::with_config(
             moved(WORLD, off),
             Config {
-                capacity,
+                leaf_capacity: capacity,
                 max_depth: depth,
                 placement,
             },
@@ -278,7 +278,7 @@ fn run_case(
                 }
                 Op::SetConfig(c, d, l) => {
                     tree.set_config(Config {
-                        capacity: c,
+                        leaf_capacity: c,
                         max_depth: d,
                         placement: placement_of(l),
                     })

@@ -80,7 +80,7 @@ fn energy_stays_put_without_gravity_and_with_elastic_contacts() {
 fn all_broadphase_modes_find_the_same_contacts() {
     let mut sim = Simulation::new(SimConfig {
         tree: Config {
-            capacity: 4,
+            leaf_capacity: 4,
             max_depth: 6,
             ..Config::default()
         },
@@ -168,7 +168,7 @@ fn settings_change_live_and_nothing_is_lost() {
     sim.step(0.02).unwrap();
     let n = sim.tree().len();
     sim.set_tree_config(Config {
-        capacity: 4,
+        leaf_capacity: 4,
         max_depth: 8,
         ..Config::default()
     })
@@ -176,7 +176,7 @@ fn settings_change_live_and_nothing_is_lost() {
     assert_eq!(sim.tree().len(), n);
     assert!(sim
         .set_tree_config(Config {
-            capacity: 0,
+            leaf_capacity: 0,
             max_depth: 8,
             ..Config::default()
         })
@@ -184,7 +184,7 @@ fn settings_change_live_and_nothing_is_lost() {
     assert_eq!(
         sim.config().tree,
         Config {
-            capacity: 4,
+            leaf_capacity: 4,
             max_depth: 8,
             ..Config::default()
         }
@@ -223,7 +223,7 @@ fn bad_settings_are_refused() {
         },
         SimConfig {
             tree: Config {
-                capacity: 0,
+                leaf_capacity: 0,
                 max_depth: 6,
                 ..Config::default()
             },

@@ -79,7 +79,7 @@ fuzz_target!(|input: Input| {
         gravity_on: input.gravity_on,
         restitution: input.restitution.get(&unit, false),
         tree: Config {
-            capacity: input.capacity as usize % 40,
+            leaf_capacity: input.capacity as usize % 40,
             max_depth: input.depth % 12,
             placement: if input.capacity & 0x80 != 0 {
                 Placement::Loose
@@ -171,7 +171,7 @@ fuzz_target!(|input: Input| {
             }
             Op::TreeConfig(c, d, loose) => {
                 let cfg = Config {
-                    capacity: c as usize % 40,
+                    leaf_capacity: c as usize % 40,
                     max_depth: d % 12,
                     placement: if loose {
                         Placement::Loose

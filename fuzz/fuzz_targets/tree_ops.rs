@@ -43,7 +43,7 @@ const MAX_ITEMS: usize = 300;
 
 fn config(capacity: u8, depth: u8, loose: bool) -> Config {
     Config {
-        capacity: capacity as usize % 70,
+        leaf_capacity: capacity as usize % 70,
         max_depth: depth % (MAX_DEPTH + 2),
         placement: if loose {
             Placement::Loose
@@ -235,7 +235,7 @@ fuzz_target!(|input: Input| {
                 let _ = tree
                     .for_each_colliding_with(id, |item| {
                         got.push(item.id);
-                        ControlFlow::Continue(())
+                        ControlFlow::<()>::Continue(())
                     })
                     .unwrap();
                 let want: Vec<ItemId> = model

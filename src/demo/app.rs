@@ -380,8 +380,8 @@ impl App {
             Action::CapacityDown | Action::CapacityUp | Action::DepthDown | Action::DepthUp => {
                 let mut c = self.sim.config().tree;
                 match b.action {
-                    Action::CapacityDown => c.capacity = (c.capacity / 2).max(1),
-                    Action::CapacityUp => c.capacity = (c.capacity * 2).min(1024),
+                    Action::CapacityDown => c.leaf_capacity = (c.leaf_capacity / 2).max(1),
+                    Action::CapacityUp => c.leaf_capacity = (c.leaf_capacity * 2).min(1024),
                     Action::DepthDown => c.max_depth = c.max_depth.saturating_sub(1),
                     _ => c.max_depth = (c.max_depth + 1).min(MAX_DEPTH),
                 }
@@ -435,8 +435,8 @@ impl App {
     pub fn set_tree(&mut self, c: Config) {
         match self.sim.set_tree_config(c) {
             Ok(()) => self.say(format_args!(
-                "tree rebuilt: capacity {}, depth limit {}, {} placement",
-                c.capacity,
+                "tree rebuilt: leaf capacity {}, depth limit {}, {} placement",
+                c.leaf_capacity,
                 c.max_depth,
                 placement_name(c.placement)
             )),
@@ -691,11 +691,11 @@ mod tests {
         let mut app = app();
         let start = app.sim.config().tree;
         press(&mut app, Action::CapacityUp);
-        assert_eq!(app.sim.config().tree.capacity, start.capacity * 2);
+        assert_eq!(app.sim.config().tree.leaf_capacity, start.leaf_capacity * 2);
         for _ in 0..20 {
             press(&mut app, Action::CapacityDown);
         }
-        assert_eq!(app.sim.config().tree.capacity, 1);
+        assert_eq!(app.sim.config().tree.leaf_capacity, 1);
         for _ in 0..40 {
             press(&mut app, Action::DepthUp);
         }

@@ -59,7 +59,7 @@ pub struct Args {
     pub gravity: Option<Switch>,
 
     /// Items a quadtree leaf holds before it splits.
-    #[arg(long, default_value_t = Config::default().capacity)]
+    #[arg(long, default_value_t = Config::default().leaf_capacity)]
     pub capacity: usize,
 
     /// Depth limit of the quadtree.
@@ -119,7 +119,7 @@ impl Args {
     /// The tree settings the flags give (`--capacity`, `--depth`, `--placement`).
     pub fn tree_config(&self) -> Config {
         Config {
-            capacity: self.capacity,
+            leaf_capacity: self.capacity,
             max_depth: self.depth,
             placement: self.placement.into(),
         }

@@ -154,7 +154,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
                     if let Some(d) = depth.get_mut(*item.value as usize) {
                         *d = at.get();
                     }
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 },
             );
         }
@@ -332,7 +332,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         "FPS {}   frame {:.1} ms{}\n\
          particles {} of {}   cursor {:.0}/s\n\
          nodes {}   deepest {}   at root {}\n\
-         capacity {}   depth limit {}   {}\n\
+         leaf capacity {}   depth limit {}   {}\n\
          update {:.1}  pairs {:.1}  resolve {:.1} ms\n\
          contacts {}   pairs tested {:.4}%\n\
          {}   gravity {}\n\
@@ -346,7 +346,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         stats.nodes,
         stats.deepest_level,
         stats.items_at_root,
-        tree.capacity,
+        tree.leaf_capacity,
         tree.max_depth,
         placement_name(tree.placement),
         app.times.update_ms,

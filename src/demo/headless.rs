@@ -125,7 +125,7 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
         "gravity: {}",
         if config.gravity_on { "on" } else { "off" }
     )?;
-    writeln!(out, "tree_capacity: {} items", config.tree.capacity)?;
+    writeln!(out, "tree_capacity: {} items", config.tree.leaf_capacity)?;
     writeln!(out, "tree_depth_limit: {} levels", config.tree.max_depth)?;
     writeln!(
         out,

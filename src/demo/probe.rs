@@ -202,7 +202,7 @@ impl Probe {
                 |node| visited.push((node.rect, node.is_leaf)),
                 |item| {
                     hits.push(*item.value);
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 },
             )
             .expect("the quad is always a valid rectangle");

@@ -116,8 +116,8 @@ impl<T> Quadtree<T> {
             let mut items = std::mem::take(&mut n.items);
             // Room for a full leaf plus the item that splits it, so that merges and splits
             // in steady state reuse these lists instead of regrowing them. Capped so that a
-            // huge `capacity` does not reserve memory for every node.
-            items.reserve(self.config.capacity.min(LIST_RESERVE_CAP) + 1);
+            // huge `leaf_capacity` does not reserve memory for every node.
+            items.reserve(self.config.leaf_capacity.min(LIST_RESERVE_CAP) + 1);
             *n = Node::new(parent, level, cx, cy);
             n.items = items;
             self.level_tables[level as usize][((cy << level) | cx) as usize] = first + q;
@@ -136,7 +136,7 @@ impl<T> Quadtree<T> {
     /// crowds a different cell each time leaves a peak-sized list in every such cell.
     pub(super) fn free_children(&mut self, first: u32) {
         let level = self.nodes[first as usize].level;
-        let keep = self.config.capacity.min(LIST_RESERVE_CAP) + 1;
+        let keep = self.config.leaf_capacity.min(LIST_RESERVE_CAP) + 1;
         let budget = 2 * self.slots.len() + 4 * keep;
         for q in 0..4 {
             let n = &mut self.nodes[(first + q) as usize];
@@ -162,13 +162,13 @@ impl<T> Quadtree<T> {
     #[inline]
     pub(super) fn split_if_full(&mut self, start: u32) {
         let node = &self.nodes[start as usize];
-        if node.items.len() > self.config.capacity && node.is_leaf() {
+        if node.items.len() > self.config.leaf_capacity && node.is_leaf() {
             self.split_cascade(start);
         }
     }
 
     pub(super) fn split_cascade(&mut self, start: u32) {
-        let cap = self.config.capacity;
+        let cap = self.config.leaf_capacity;
         self.scratch.clear();
         self.scratch.push(start);
         while let Some(n) = self.scratch.pop() {
@@ -212,7 +212,7 @@ impl<T> Quadtree<T> {
     /// After items left `from`'s subtree: collapses the highest node on the path to the root
     /// that is internal yet holds no more than `capacity` items below it.
     pub(super) fn merge_if_sparse(&mut self, from: u32) {
-        let cap = self.config.capacity as u32;
+        let cap = self.config.leaf_capacity as u32;
         let mut target = NULL;
         let mut n = from;
         while n != NULL {

@@ -157,7 +157,7 @@ impl<T> Quadtree<T> {
     /// Places every staged entry into a tree whose root is empty and childless.
     pub(super) fn place_staged(&mut self) {
         let depth = self.config.max_depth as u32;
-        let cap = self.config.capacity as u32;
+        let cap = self.config.leaf_capacity as u32;
         let mut b = std::mem::take(&mut self.bulk);
         let n = b.staging.len();
 

@@ -12,8 +12,8 @@ pub const MAX_DEPTH: u8 = 10;
 /// An insertion past it is refused with [`QuadtreeError::Full`].
 pub const MAX_ITEMS: usize = u32::MAX as usize - 1;
 
-/// The largest `capacity` a tree accepts.
-pub const MAX_CAPACITY: usize = 1 << 20;
+/// The largest [`Config::leaf_capacity`] a tree accepts.
+pub const MAX_LEAF_CAPACITY: usize = 1 << 20;
 
 /// How an item's node is chosen. Both keep every item exactly once and answer every query
 /// exactly; they differ in which items a query has to look at.
@@ -22,7 +22,7 @@ pub const MAX_CAPACITY: usize = 1 << 20;
 /// use quadstress::{Config, Placement, Quadtree, Rect};
 /// let world = Rect::new(0.0, 0.0, 800.0, 600.0);
 /// let at_root = |placement| {
-///     let config = Config { capacity: 1, placement, ..Config::default() };
+///     let config = Config { leaf_capacity: 1, placement, ..Config::default() };
 ///     let mut tree = Quadtree::with_config(world, config).unwrap();
 ///     tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), ()).unwrap();
 ///     // Small, but crosses both centre lines.
@@ -54,13 +54,15 @@ pub enum Placement {
 ///
 /// ```
 /// let config = quadstress::Config::default();
-/// assert_eq!((config.capacity, config.max_depth), (32, 6));
+/// assert_eq!((config.leaf_capacity, config.max_depth), (32, 6));
 /// assert_eq!(config.placement, quadstress::Placement::Exact);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Items a leaf holds before it splits into four children. Default 32.
-    pub capacity: usize,
+    /// Items a leaf holds before it splits into four children. Default 32. Not to be
+    /// confused with [`Quadtree::capacity`](super::Quadtree::capacity), the room for items
+    /// before the handle table grows.
+    pub leaf_capacity: usize,
     /// Depth of the deepest allowed node (the root has depth 0). Default 6.
     /// A leaf at this depth never splits and keeps whatever lands in it.
     pub max_depth: u8,
@@ -71,7 +73,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            capacity: 32,
+            leaf_capacity: 32,
             max_depth: 6,
             placement: Placement::Exact,
         }
@@ -82,18 +84,18 @@ impl Config {
     /// Checks the settings.
     ///
     /// # Errors
-    /// [`QuadtreeError::InvalidCapacity`] unless `1 <= capacity <= MAX_CAPACITY`,
+    /// [`QuadtreeError::InvalidLeafCapacity`] unless `1 <= leaf_capacity <= MAX_LEAF_CAPACITY`,
     /// [`QuadtreeError::InvalidMaxDepth`] if `max_depth > MAX_DEPTH`.
     ///
     /// ```
     /// use quadstress::{Config, QuadtreeError};
-    /// let bad = Config { capacity: 0, max_depth: 6, ..Config::default() };
-    /// assert_eq!(bad.check(), Err(QuadtreeError::InvalidCapacity(0)));
+    /// let bad = Config { leaf_capacity: 0, max_depth: 6, ..Config::default() };
+    /// assert_eq!(bad.check(), Err(QuadtreeError::InvalidLeafCapacity(0)));
     /// assert!(Config::default().check().is_ok());
     /// ```
     pub fn check(&self) -> Result<(), QuadtreeError> {
-        if self.capacity == 0 || self.capacity > MAX_CAPACITY {
-            return Err(QuadtreeError::InvalidCapacity(self.capacity));
+        if self.leaf_capacity == 0 || self.leaf_capacity > MAX_LEAF_CAPACITY {
+            return Err(QuadtreeError::InvalidLeafCapacity(self.leaf_capacity));
         }
         if self.max_depth > MAX_DEPTH {
             return Err(QuadtreeError::InvalidMaxDepth(self.max_depth));

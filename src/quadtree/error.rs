@@ -23,8 +23,8 @@ pub enum QuadtreeError {
     /// The world rectangle is not finite, has zero or negative width or height, or a width or
     /// height that overflows `f32` or is too small to divide into the deepest cells.
     InvalidWorld,
-    /// `capacity` outside `1..=MAX_CAPACITY`.
-    InvalidCapacity(usize),
+    /// [`Config::leaf_capacity`](crate::Config::leaf_capacity) outside `1..=MAX_LEAF_CAPACITY`.
+    InvalidLeafCapacity(usize),
     /// `max_depth` above [`MAX_DEPTH`](crate::MAX_DEPTH).
     InvalidMaxDepth(u8),
     /// The handle was removed already, cleared, or belongs to another tree (see
@@ -49,10 +49,10 @@ impl fmt::Display for QuadtreeError {
                     "world rectangle must be finite with positive width and height"
                 )
             }
-            QuadtreeError::InvalidCapacity(c) => write!(
+            QuadtreeError::InvalidLeafCapacity(c) => write!(
                 f,
-                "capacity {c} is out of range 1..={}",
-                crate::quadtree::MAX_CAPACITY
+                "leaf_capacity {c} is out of range 1..={}",
+                crate::quadtree::MAX_LEAF_CAPACITY
             ),
             QuadtreeError::InvalidMaxDepth(d) => write!(
                 f,

@@ -152,7 +152,7 @@ impl<T> Quadtree<T> {
     ///
     /// ```
     /// use quadstress::{Config, Quadtree, Rect};
-    /// let config = Config { capacity: 1, max_depth: 3, ..Config::default() };
+    /// let config = Config { leaf_capacity: 1, max_depth: 3, ..Config::default() };
     /// let mut tree = Quadtree::with_config(Rect::new(0.0, 0.0, 8.0, 8.0), config).unwrap();
     /// tree.insert(Rect::new(0.5, 0.5, 0.6, 0.6), ()).unwrap();
     /// tree.insert(Rect::new(7.5, 7.5, 7.6, 7.6), ()).unwrap(); // the root splits

@@ -235,9 +235,9 @@ impl<T> ItemList<T> {
     /// Calls `f` for every item at position `from` or later whose rectangle intersects `r`
     /// (closed), until `f` returns `Break`.
     #[inline]
-    pub(super) fn for_each_hit<F>(&self, r: &Rect, from: usize, f: F) -> ControlFlow<()>
+    pub(super) fn for_each_hit<'a, B, F>(&'a self, r: &Rect, from: usize, f: F) -> ControlFlow<B>
     where
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         if self.lanes.len() > from / W + 1 {
             if let Some(avx) = Avx::detect() {
@@ -250,9 +250,9 @@ impl<T> ItemList<T> {
     /// Calls `f(a, b)` for every pair of items here whose rectangles intersect (closed),
     /// `a` before `b` in the list, until `f` returns `Break`.
     #[inline]
-    pub(super) fn for_each_pair_inside<F>(&self, f: F) -> ControlFlow<()>
+    pub(super) fn for_each_pair_inside<'a, B, F>(&'a self, f: F) -> ControlFlow<B>
     where
-        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
     {
         if self.lanes.len() > 1 {
             if let Some(avx) = Avx::detect() {
@@ -263,9 +263,9 @@ impl<T> ItemList<T> {
     }
 
     #[inline(always)]
-    fn pairs_inside<F, H>(&self, mut f: F, hits: H) -> ControlFlow<()>
+    fn pairs_inside<'a, B, F, H>(&'a self, mut f: F, hits: H) -> ControlFlow<B>
     where
-        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
         H: Fn(&Lanes, &Rect) -> u32 + Copy,
     {
         // Each item against the items before it: a list's last block is usually part-full,
@@ -294,9 +294,9 @@ impl<T> ItemList<T> {
 
     /// The scan behind both entry points: `hits` is the block test to use.
     #[inline(always)]
-    fn scan<F, H>(&self, r: &Rect, from: usize, mut f: F, hits: H) -> ControlFlow<()>
+    fn scan<'a, B, F, H>(&'a self, r: &Rect, from: usize, mut f: F, hits: H) -> ControlFlow<B>
     where
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
         H: Fn(&Lanes, &Rect) -> u32,
     {
         let first = from / W;
@@ -558,7 +558,7 @@ mod tests {
                 let _ = items.for_each_hit(&r, from, |e| {
                     assert_eq!(e.rect, rects[*e.value]);
                     dispatched.push(*e.value);
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 });
                 let mut portable = Vec::new();
                 let _ = items.scan(
@@ -566,7 +566,7 @@ mod tests {
                     from,
                     |e| {
                         portable.push(*e.value);
-                        ControlFlow::Continue(())
+                        ControlFlow::<()>::Continue(())
                     },
                     hits_scalar,
                 );
@@ -580,13 +580,13 @@ mod tests {
             let _ = items.for_each_pair_inside(|a, b| {
                 assert_eq!((a.rect, b.rect), (rects[*a.value], rects[*b.value]));
                 dispatched.push((*a.value, *b.value));
-                ControlFlow::Continue(())
+                ControlFlow::<()>::Continue(())
             });
             let mut portable = Vec::new();
             let _ = items.pairs_inside(
                 |a, b| {
                     portable.push((*a.value, *b.value));
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 },
                 Lanes::hits,
             );

@@ -95,7 +95,7 @@ use items::ItemList;
 use placement::CellRange;
 use slots::{end_generation, new_tree_tag, Entry, Slot, RETIRED};
 
-pub use config::{Config, Placement, MAX_CAPACITY, MAX_DEPTH, MAX_ITEMS};
+pub use config::{Config, Placement, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY};
 pub use error::QuadtreeError;
 pub use geom::Rect;
 #[cfg(feature = "sim")]
@@ -147,7 +147,7 @@ pub use validate::InvariantError;
 /// still finds them.
 ///
 /// # Runtime
-/// With `D = max_depth`, `c = capacity`:
+/// With `D = max_depth`, `c = leaf_capacity`:
 /// - `insert`, `remove`: O(D) (counters along the path to the root) plus O(c) for a split
 ///   or merge when one happens;
 /// - `update` within the same node: O(1); to another node: as remove plus insert, without
@@ -197,7 +197,7 @@ pub struct Quadtree<T> {
 }
 
 impl<T> Quadtree<T> {
-    /// An empty tree over `world` with the default [`Config`] (capacity 32, depth 6).
+    /// An empty tree over `world` with the default [`Config`] (leaf capacity 32, depth 6).
     ///
     /// # Errors
     /// [`QuadtreeError::InvalidWorld`] if `world` is not finite or has no area, or if its
@@ -223,9 +223,9 @@ impl<T> Quadtree<T> {
     /// ```
     /// use quadstress::{Config, Quadtree, QuadtreeError, Rect};
     /// let world = Rect::new(0.0, 0.0, 100.0, 100.0);
-    /// let tree = Quadtree::<u32>::with_config(world, Config { capacity: 8, max_depth: 4, ..Config::default() }).unwrap();
-    /// assert_eq!(tree.config().capacity, 8);
-    /// let deep = Quadtree::<u32>::with_config(world, Config { capacity: 8, max_depth: 40, ..Config::default() });
+    /// let tree = Quadtree::<u32>::with_config(world, Config { leaf_capacity: 8, max_depth: 4, ..Config::default() }).unwrap();
+    /// assert_eq!(tree.config().leaf_capacity, 8);
+    /// let deep = Quadtree::<u32>::with_config(world, Config { leaf_capacity: 8, max_depth: 40, ..Config::default() });
     /// assert_eq!(deep.unwrap_err(), QuadtreeError::InvalidMaxDepth(40));
     /// ```
     pub fn with_config(world: Rect, config: Config) -> Result<Self, QuadtreeError> {
@@ -323,12 +323,12 @@ impl<T> Quadtree<T> {
             .try_reserve(additional.saturating_sub(free))
             .map_err(|_| QuadtreeError::OutOfMemory)?;
         // Leaves of evenly spread items end up about half full on average, and there are
-        // 4/3 nodes per leaf: under three nodes per `capacity` items, so four leave a margin,
+        // 4/3 nodes per leaf: under three nodes per `leaf_capacity` items, so four leave a margin,
         // and never more than a full tree of `max_depth`. Adversarial data can need more (a
         // chain of splits that each leave three children empty); the table then grows.
         let items = self.len.saturating_add(additional);
         let full_tree = ((4usize << (2 * self.config.max_depth as usize)) - 1) / 3;
-        let nodes = (items / self.config.capacity)
+        let nodes = (items / self.config.leaf_capacity)
             .saturating_mul(4)
             .saturating_add(5)
             .min(full_tree);
@@ -337,7 +337,8 @@ impl<T> Quadtree<T> {
             .map_err(|_| QuadtreeError::OutOfMemory)
     }
 
-    /// How many items the tree has room for before its handle table must grow.
+    /// How many items the tree has room for before its handle table must grow, as
+    /// [`Vec::capacity`] counts room. The leaf size is [`Config::leaf_capacity`].
     ///
     /// ```
     /// use quadstress::{Config, Quadtree, Rect};
@@ -517,8 +518,8 @@ impl<T> Quadtree<T> {
         self.free_blocks.sort_unstable_by(|a, b| b.cmp(a));
     }
 
-    /// Changes capacity and depth and rebuilds the tree. Every handle stays valid and every
-    /// item stays; only the node structure changes.
+    /// Changes leaf capacity, depth or placement and rebuilds the tree. Every handle stays
+    /// valid and every item stays; only the node structure changes.
     ///
     /// # Errors
     /// The errors of [`Config::check`]; the tree is unchanged then.
@@ -529,10 +530,10 @@ impl<T> Quadtree<T> {
     /// let ids: Vec<_> = (0..100)
     ///     .map(|i| tree.insert(Rect::from_min_size(i as f32, 50.0, 0.5, 0.5), i).unwrap())
     ///     .collect();
-    /// tree.set_config(Config { capacity: 4, max_depth: 8, ..Config::default() }).unwrap();
+    /// tree.set_config(Config { leaf_capacity: 4, max_depth: 8, ..Config::default() }).unwrap();
     /// assert_eq!(tree.get(ids[42]), Some(&42));
     /// assert!(tree.stats().deepest_level > 2);
-    /// assert!(tree.set_config(Config { capacity: 0, max_depth: 8, ..Config::default() }).is_err());
+    /// assert!(tree.set_config(Config { leaf_capacity: 0, max_depth: 8, ..Config::default() }).is_err());
     /// ```
     pub fn set_config(&mut self, config: Config) -> Result<(), QuadtreeError> {
         config.check()?;
@@ -614,7 +615,7 @@ mod tests {
         for placement in [Placement::Exact, Placement::Loose] {
             for (n, spread) in [(5_000usize, 100.0f32), (20_000, 3.0), (300, 100.0)] {
                 let config = Config {
-                    capacity: 8,
+                    leaf_capacity: 8,
                     placement,
                     ..Config::default()
                 };

@@ -11,6 +11,10 @@ impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
     /// (closed: touching counts), until `f` returns `Break`. Allocates nothing.
     ///
+    /// As with [`for_each_in_rect`](Self::for_each_in_rect), the [`ItemRef`]s lend the
+    /// payloads for as long as the tree is borrowed, and `Break(value)` stops the search and
+    /// comes back as the result.
+    ///
     /// Under exact placement every item sits in the smallest node containing it, so a pair is
     /// found exactly once: either both items sit in the same node, or one sits in a strict
     /// ancestor of the other's node. In a small subtree (at most 4,096 items below its top),
@@ -36,19 +40,27 @@ impl<T> Quadtree<T> {
     /// tree.insert(Rect::new(2.0, 2.0, 3.0, 3.0), 'b').unwrap(); // touches a at a corner
     /// tree.insert(Rect::new(40.0, 40.0, 70.0, 70.0), 'c').unwrap(); // crosses the centre lines
     /// tree.insert(Rect::new(60.0, 60.0, 61.0, 61.0), 'd').unwrap();
-    /// let mut pairs = Vec::new();
+    /// // The payloads are lent for as long as `tree` is borrowed, so the pairs can keep them.
+    /// let mut pairs: Vec<[&char; 2]> = Vec::new();
     /// tree.for_each_pair(|a, b| {
-    ///     let mut p = [*a.value, *b.value];
+    ///     let mut p = [a.value, b.value];
     ///     p.sort();
     ///     pairs.push(p);
-    ///     ControlFlow::Continue(())
+    ///     ControlFlow::<()>::Continue(())
     /// });
     /// pairs.sort();
-    /// assert_eq!(pairs, vec![['a', 'b'], ['c', 'd']]);
+    /// assert_eq!(pairs, vec![[&'a', &'b'], [&'c', &'d']]);
+    ///
+    /// // Stop at the first pair that involves 'd', and bring back its partner.
+    /// let partner = tree.for_each_pair(|a, b| match (*a.value, *b.value) {
+    ///     ('d', other) | (other, 'd') => ControlFlow::Break(other),
+    ///     _ => ControlFlow::Continue(()),
+    /// });
+    /// assert_eq!(partner, ControlFlow::Break('c'));
     /// ```
-    pub fn for_each_pair<F>(&self, f: F) -> ControlFlow<()>
+    pub fn for_each_pair<'a, B, F>(&'a self, f: F) -> ControlFlow<B>
     where
-        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
     {
         self.for_each_pair_counting(f).0
     }
@@ -63,12 +75,12 @@ impl<T> Quadtree<T> {
     /// for i in 0..1000 {
     ///     tree.insert(Rect::from_min_size((i % 40) as f32 * 25.0, (i / 40) as f32 * 25.0, 2.0, 2.0), i).unwrap();
     /// }
-    /// let (_, tests) = tree.for_each_pair_counting(|_, _| ControlFlow::Continue(()));
+    /// let (_, tests) = tree.for_each_pair_counting(|_, _| ControlFlow::<()>::Continue(()));
     /// assert!(tests < 1000 * 999 / 2 / 20);
     /// ```
-    pub fn for_each_pair_counting<F>(&self, mut f: F) -> (ControlFlow<()>, u64)
+    pub fn for_each_pair_counting<'a, B, F>(&'a self, mut f: F) -> (ControlFlow<B>, u64)
     where
-        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
     {
         let mut tests = 0u64;
         let flow = self.pairs_in_nodes(0..self.nodes.len(), &mut f, &mut tests);
@@ -78,14 +90,14 @@ impl<T> Quadtree<T> {
     /// The pairs that the nodes with indices in `nodes` report, in node order: every pair is
     /// reported by exactly one node, so splitting the node array into ranges splits the
     /// search (see `par_pairs`).
-    pub(super) fn pairs_in_nodes<F>(
-        &self,
+    pub(super) fn pairs_in_nodes<'a, B, F>(
+        &'a self,
         nodes: Range<usize>,
         f: &mut F,
         tests: &mut u64,
-    ) -> ControlFlow<()>
+    ) -> ControlFlow<B>
     where
-        F: FnMut(ItemRef<'_, T>, ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
     {
         let loose = self.config.placement == Placement::Loose;
         let first = nodes.start;
@@ -129,7 +141,7 @@ impl<T> Quadtree<T> {
                 let range = self.cell_range(&a.rect);
                 // Counted per node, not per test: a store per test would cost as much as
                 // the test.
-                let mut test = |bs: &ItemList<T>| {
+                let mut test = |bs: &'a ItemList<T>| {
                     *tests += bs.len() as u64;
                     bs.for_each_hit(&a.rect, 0, |b| f(a, b))
                 };
@@ -158,15 +170,15 @@ impl<T> Quadtree<T> {
     /// of a neighbouring node of its own level and of that node's subtree. A pair between two
     /// nodes of one level is reported from the node with the smaller index; a pair between
     /// levels from the higher node, as in the exact case.
-    fn loose_neighbours<F>(
-        &self,
+    fn loose_neighbours<'a, B, F>(
+        &'a self,
         n: u32,
         node: &Node<T>,
         range: CellRange,
         f: &mut F,
-    ) -> ControlFlow<()>
+    ) -> ControlFlow<B>
     where
-        F: FnMut(&ItemList<T>) -> ControlFlow<()>,
+        F: FnMut(&'a ItemList<T>) -> ControlFlow<B>,
     {
         let level = node.level;
         let last = (1u32 << level) - 1;
@@ -205,7 +217,7 @@ impl<T> Quadtree<T> {
         let before = out.len();
         let _ = self.for_each_pair(|a, b| {
             out.push((a.id.min(b.id), a.id.max(b.id)));
-            ControlFlow::Continue(())
+            ControlFlow::<()>::Continue(())
         });
         out.len() - before
     }

@@ -126,17 +126,17 @@ impl<T: Sync> Quadtree<T> {
     /// let mut serial = Vec::new();
     /// let _ = tree.for_each_pair(|a, b| {
     ///     serial.push((*a.value, *b.value));
-    ///     ControlFlow::Continue(())
+    ///     ControlFlow::<()>::Continue(())
     /// });
     /// let mut pairs = PairWorkspace::new();
     /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// pool.install(|| tree.par_pairs(&mut pairs, |a, b| Some((*a.value, *b.value))));
     /// assert!(pairs.iter().copied().eq(serial));
     /// ```
-    pub fn par_pairs<P, F>(&self, out: &mut PairWorkspace<P>, f: F) -> usize
+    pub fn par_pairs<'a, P, F>(&'a self, out: &mut PairWorkspace<P>, f: F) -> usize
     where
         P: Send,
-        F: Fn(ItemRef<'_, T>, ItemRef<'_, T>) -> Option<P> + Sync,
+        F: Fn(ItemRef<'a, T>, ItemRef<'a, T>) -> Option<P> + Sync,
     {
         out.clear();
         self.cut_into_chunks(out);
@@ -148,7 +148,7 @@ impl<T: Sync> Quadtree<T> {
                     if let Some(p) = f(a, b) {
                         pairs.push(p);
                     }
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 },
                 &mut chunk.tests,
             );
@@ -221,7 +221,7 @@ mod tests {
                 let mut serial = Vec::new();
                 let (_, serial_tests) = tree.for_each_pair_counting(|a, b| {
                     serial.push((*a.value, *b.value));
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 });
                 let mut expected: Vec<_> =
                     serial.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();

@@ -29,7 +29,10 @@ impl<T> Quadtree<T> {
     /// Calls `f` for every item whose rectangle intersects `query` (closed: touching counts),
     /// until `f` returns `Break`. Allocates nothing.
     ///
-    /// Returns `Break` if `f` stopped the walk early.
+    /// The [`ItemRef`] lends the payload for as long as the tree is borrowed, so `f` can keep
+    /// it (`Vec<&T>`). `f` stops the walk by returning `Break(value)`, and the value comes
+    /// back as `Ok(Break(value))`; a walk that ran to the end returns `Ok(Continue(()))`.
+    /// When `f` never breaks, name the break type: `ControlFlow::<()>::Continue(())`.
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for a bad `query`.
@@ -41,20 +44,28 @@ impl<T> Quadtree<T> {
     /// for i in 0..10 {
     ///     tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 5.0, 5.0), i).unwrap();
     /// }
-    /// let mut sum = 0;
+    /// // Keep what the walk finds: the references live as long as the borrow of `tree`.
+    /// let mut found: Vec<&i32> = Vec::new();
     /// tree.for_each_in_rect(&Rect::new(0.0, 0.0, 30.0, 5.0), |item| {
-    ///     sum += *item.value;
-    ///     ControlFlow::Continue(())
+    ///     found.push(item.value);
+    ///     ControlFlow::<()>::Continue(())
     /// }).unwrap();
-    /// assert_eq!(sum, 0 + 1 + 2 + 3); // the box at x = 30 touches the query's edge
+    /// found.sort();
+    /// assert_eq!(found, [&0, &1, &2, &3]); // the box at x = 30 touches the query's edge
     ///
-    /// // Stop at the first hit.
-    /// let stopped = tree.for_each_in_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), |_| ControlFlow::Break(())).unwrap();
-    /// assert!(stopped.is_break());
+    /// // Stop at the first payload above 6 and bring it back.
+    /// let first_big = tree.for_each_in_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), |item| {
+    ///     if *item.value > 6 { ControlFlow::Break(item.value) } else { ControlFlow::Continue(()) }
+    /// });
+    /// assert!(matches!(first_big, Ok(ControlFlow::Break(&v)) if v > 6));
     /// ```
-    pub fn for_each_in_rect<F>(&self, query: &Rect, f: F) -> Result<ControlFlow<()>, QuadtreeError>
+    pub fn for_each_in_rect<'a, B, F>(
+        &'a self,
+        query: &Rect,
+        f: F,
+    ) -> Result<ControlFlow<B>, QuadtreeError>
     where
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         query.check()?;
         Ok(self.walk_rect_hits(query, f))
@@ -72,7 +83,7 @@ impl<T> Quadtree<T> {
     /// ```
     /// use std::ops::ControlFlow;
     /// use quadstress::{Config, Quadtree, Rect};
-    /// let config = Config { capacity: 4, ..Config::default() };
+    /// let config = Config { leaf_capacity: 4, ..Config::default() };
     /// let mut tree = Quadtree::with_config(Rect::new(0.0, 0.0, 1000.0, 1000.0), config).unwrap();
     /// for i in 0..1000 {
     ///     let (x, y) = ((i % 40) as f32 * 25.0, (i / 40) as f32 * 40.0);
@@ -86,7 +97,7 @@ impl<T> Quadtree<T> {
     ///         |node| visited.push(node.rect),
     ///         |_| {
     ///             hits += 1;
-    ///             ControlFlow::Continue(())
+    ///             ControlFlow::<()>::Continue(())
     ///         },
     ///     )
     ///     .unwrap();
@@ -95,15 +106,15 @@ impl<T> Quadtree<T> {
     /// assert!(counts.nodes_visited < tree.stats().nodes / 10);
     /// assert!(counts.items_tested >= hits && counts.items_tested < 1000 / 10);
     /// ```
-    pub fn for_each_in_rect_counting<V, F>(
-        &self,
+    pub fn for_each_in_rect_counting<'a, B, V, F>(
+        &'a self,
         query: &Rect,
         mut visit: V,
         mut f: F,
-    ) -> Result<(ControlFlow<()>, QueryCounts), QuadtreeError>
+    ) -> Result<(ControlFlow<B>, QueryCounts), QuadtreeError>
     where
         V: FnMut(&NodeInfo),
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         query.check()?;
         let range = self.cell_range(query);
@@ -115,8 +126,8 @@ impl<T> Quadtree<T> {
             counts.nodes_visited += 1;
             counts.items_tested += node.items.len();
             visit(&self.node_info(n, node));
-            if node.items.for_each_hit(query, 0, &mut f).is_break() {
-                return Ok((ControlFlow::Break(()), counts));
+            if let ControlFlow::Break(b) = node.items.for_each_hit(query, 0, &mut f) {
+                return Ok((ControlFlow::Break(b), counts));
             }
             self.push_children(&mut stack, node, range);
         }
@@ -145,7 +156,7 @@ impl<T> Quadtree<T> {
         // hits go straight from the block test into `out`.
         let _ = self.walk_nodes(0, self.cell_range(query), |node| {
             node.items.gather_hits(query, out);
-            ControlFlow::Continue(())
+            ControlFlow::<()>::Continue(())
         });
         Ok(out.len() - before)
     }
@@ -163,17 +174,17 @@ impl<T> Quadtree<T> {
     /// tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "a").unwrap();
     /// tree.insert(Rect::new(5.0, 5.0, 15.0, 15.0), "b").unwrap();
     /// let mut n = 0;
-    /// tree.for_each_at_point(10.0, 10.0, |_| { n += 1; ControlFlow::Continue(()) }).unwrap();
+    /// tree.for_each_at_point(10.0, 10.0, |_| { n += 1; ControlFlow::<()>::Continue(()) }).unwrap();
     /// assert_eq!(n, 2);
     /// ```
-    pub fn for_each_at_point<F>(
-        &self,
+    pub fn for_each_at_point<'a, B, F>(
+        &'a self,
         x: f32,
         y: f32,
         f: F,
-    ) -> Result<ControlFlow<()>, QuadtreeError>
+    ) -> Result<ControlFlow<B>, QuadtreeError>
     where
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         check_point(x, y)?;
         // A closed rectangle contains a point exactly when it intersects the point's
@@ -203,7 +214,7 @@ impl<T> Quadtree<T> {
         let before = out.len();
         let _ = self.for_each_at_point(x, y, |item| {
             out.push(item.id);
-            ControlFlow::Continue(())
+            ControlFlow::<()>::Continue(())
         })?;
         Ok(out.len() - before)
     }
@@ -222,18 +233,18 @@ impl<T> Quadtree<T> {
     /// tree.insert(Rect::new(10.0, 0.0, 11.0, 1.0), ()).unwrap();
     /// tree.insert(Rect::new(8.0, 8.0, 9.0, 9.0), ()).unwrap(); // corner at distance sqrt(128) > 10
     /// let mut n = 0;
-    /// tree.for_each_in_circle(0.0, 0.0, 10.0, |_| { n += 1; ControlFlow::Continue(()) }).unwrap();
+    /// tree.for_each_in_circle(0.0, 0.0, 10.0, |_| { n += 1; ControlFlow::<()>::Continue(()) }).unwrap();
     /// assert_eq!(n, 1);
     /// ```
-    pub fn for_each_in_circle<F>(
-        &self,
+    pub fn for_each_in_circle<'a, B, F>(
+        &'a self,
         x: f32,
         y: f32,
         r: f32,
         mut f: F,
-    ) -> Result<ControlFlow<()>, QuadtreeError>
+    ) -> Result<ControlFlow<B>, QuadtreeError>
     where
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         check_point(x, y)?;
         if !r.is_finite() {
@@ -288,7 +299,7 @@ impl<T> Quadtree<T> {
         let before = out.len();
         let _ = self.for_each_in_circle(x, y, r, |item| {
             out.push(item.id);
-            ControlFlow::Continue(())
+            ControlFlow::<()>::Continue(())
         })?;
         Ok(out.len() - before)
     }
@@ -308,17 +319,17 @@ impl<T> Quadtree<T> {
     /// tree.insert(Rect::new(9.0, 9.0, 12.0, 12.0), "wall").unwrap();
     /// tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), "far").unwrap();
     /// let mut hits = Vec::new();
-    /// tree.for_each_colliding_with(player, |item| { hits.push(*item.value); ControlFlow::Continue(()) }).unwrap();
+    /// tree.for_each_colliding_with(player, |item| { hits.push(*item.value); ControlFlow::<()>::Continue(()) }).unwrap();
     /// hits.sort();
     /// assert_eq!(hits, vec!["coin", "wall"]);
     /// ```
-    pub fn for_each_colliding_with<F>(
-        &self,
+    pub fn for_each_colliding_with<'a, B, F>(
+        &'a self,
         id: ItemId,
         mut f: F,
-    ) -> Result<ControlFlow<()>, QuadtreeError>
+    ) -> Result<ControlFlow<B>, QuadtreeError>
     where
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
         Ok(self.walk_rect_hits(&rect, |e| {

@@ -68,14 +68,15 @@ impl ItemId {
     }
 }
 
-/// What a query hands its callback: the handle, the stored rectangle and the payload.
+/// What a query hands out: the handle, the stored rectangle and the payload, lent for `'a`,
+/// the borrow of the tree, so a callback may keep it past its own call.
 #[derive(Debug)]
 pub struct ItemRef<'a, T> {
     /// The item's handle.
     pub id: ItemId,
     /// The item's rectangle.
     pub rect: Rect,
-    /// The item's payload.
+    /// The item's payload, borrowed from the tree.
     pub value: &'a T,
 }
 

@@ -51,23 +51,28 @@ impl NodeStack {
 impl<T> Quadtree<T> {
     /// Visits every node in `start`'s subtree whose region overlaps `range`.
     #[inline]
-    pub(super) fn walk_nodes<F>(&self, start: u32, range: CellRange, f: F) -> ControlFlow<()>
+    pub(super) fn walk_nodes<'a, B, F>(
+        &'a self,
+        start: u32,
+        range: CellRange,
+        f: F,
+    ) -> ControlFlow<B>
     where
-        F: FnMut(&Node<T>) -> ControlFlow<()>,
+        F: FnMut(&'a Node<T>) -> ControlFlow<B>,
     {
         self.walk_stack(NodeStack::new(start), range, f)
     }
 
     /// Pops nodes off `stack`, hands each to `f` and pushes its overlapping children.
     #[inline]
-    pub(super) fn walk_stack<F>(
-        &self,
+    pub(super) fn walk_stack<'a, B, F>(
+        &'a self,
         mut stack: NodeStack,
         range: CellRange,
         mut f: F,
-    ) -> ControlFlow<()>
+    ) -> ControlFlow<B>
     where
-        F: FnMut(&Node<T>) -> ControlFlow<()>,
+        F: FnMut(&'a Node<T>) -> ControlFlow<B>,
     {
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
@@ -80,9 +85,9 @@ impl<T> Quadtree<T> {
     /// Calls `f` for every entry intersecting `query` (closed), with the lists' block test,
     /// in the nodes whose regions overlap it.
     #[inline]
-    pub(super) fn walk_rect_hits<F>(&self, query: &Rect, mut f: F) -> ControlFlow<()>
+    pub(super) fn walk_rect_hits<'a, B, F>(&'a self, query: &Rect, mut f: F) -> ControlFlow<B>
     where
-        F: FnMut(ItemRef<'_, T>) -> ControlFlow<()>,
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         self.walk_nodes(0, self.cell_range(query), |node| {
             node.items.for_each_hit(query, 0, &mut f)
@@ -93,14 +98,14 @@ impl<T> Quadtree<T> {
     /// overlaps `range`: a superset of the answer, callers filter each entry exactly. Nodes
     /// whose subtrees are empty may be handed over too (with no items).
     #[inline]
-    pub(super) fn walk_below<F>(
-        &self,
+    pub(super) fn walk_below<'a, B, F>(
+        &'a self,
         parent: &Node<T>,
         range: CellRange,
         mut f: F,
-    ) -> ControlFlow<()>
+    ) -> ControlFlow<B>
     where
-        F: FnMut(&ItemList<T>) -> ControlFlow<()>,
+        F: FnMut(&'a ItemList<T>) -> ControlFlow<B>,
     {
         // Stage 1: a small range reads each level's table directly, level by level: no stack
         // and no child tests, which is most of the walk's cost for small items. A node exists

@@ -193,7 +193,7 @@ mod tests {
         for placement in [Placement::Exact, Placement::Loose] {
             let world = Rect::new(0.0, 0.0, 200.0, 200.0);
             let config = Config {
-                capacity: 8,
+                leaf_capacity: 8,
                 placement,
                 ..Config::default()
             };

@@ -40,8 +40,8 @@ impl<T> Quadtree<T> {
     ///   at the root;
     /// - counts: each node's subtree count is its items plus its children's counts; the root's
     ///   equals `len()`;
-    /// - shape: no leaf above `max_depth`'s level holds more than `capacity` items, and no
-    ///   internal node holds `capacity` or fewer items in its subtree;
+    /// - shape: no leaf above `max_depth`'s level holds more than `leaf_capacity` items, and no
+    ///   internal node holds `leaf_capacity` or fewer items in its subtree;
     /// - handles: each item's slot points back at its node and position with its generation,
     ///   and the free slots chain holds exactly the slots not in use.
     ///
@@ -56,7 +56,7 @@ impl<T> Quadtree<T> {
     /// assert_eq!(tree.validate(), Ok(()));
     /// ```
     pub fn validate(&self) -> Result<(), InvariantError> {
-        let cap = self.config.capacity;
+        let cap = self.config.leaf_capacity;
         let depth = self.config.max_depth;
         ensure!(
             self.nodes[0].live && self.nodes[0].parent == NULL,
@@ -104,7 +104,7 @@ impl<T> Quadtree<T> {
                 }
                 ensure!(
                     node.subtree_len as usize > cap,
-                    "internal node {n} holds only {} items (capacity {cap}): should have merged",
+                    "internal node {n} holds only {} items (leaf capacity {cap}): should have merged",
                     node.subtree_len
                 );
             } else if node.level < depth {

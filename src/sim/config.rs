@@ -74,7 +74,7 @@ pub struct SimConfig {
     pub gravity_on: bool,
     /// Bounciness of contacts and walls: 1 keeps all kinetic energy, 0 none.
     pub restitution: f32,
-    /// Tree capacity and depth.
+    /// Tree leaf capacity and depth.
     pub tree: Config,
     /// Seed of the random generator: the same seed and inputs give the same run.
     pub seed: u64,

@@ -98,7 +98,7 @@ impl Simulation {
             pairs += 1;
             sum += depth;
             max = max.max(depth);
-            ControlFlow::Continue(())
+            ControlFlow::<()>::Continue(())
         });
         Overlap {
             pairs,

@@ -301,7 +301,7 @@ impl Simulation {
         self.config.gravity_on = on;
     }
 
-    /// Rebuilds the tree with new capacity and depth; every particle stays.
+    /// Rebuilds the tree with new leaf capacity and depth; every particle stays.
     ///
     /// # Errors
     /// The tree's config errors; nothing changes then.
@@ -428,7 +428,7 @@ impl Simulation {
             Broadphase::Incremental | Broadphase::Rebuild => {
                 let (_, tests) = self.tree.for_each_pair_counting(|a, b| {
                     contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
-                    ControlFlow::Continue(())
+                    ControlFlow::<()>::Continue(())
                 });
                 tests
             }
@@ -482,7 +482,7 @@ impl Simulation {
             if particles[i as usize].rect(s).intersects(rect) {
                 out.push(i);
             }
-            ControlFlow::Continue(())
+            ControlFlow::<()>::Continue(())
         })?;
         Ok(out.len() - before)
     }
