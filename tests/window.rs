@@ -673,3 +673,94 @@ fn loose_placement_draws_the_loose_bounds() {
         rows.len()
     );
 }
+
+/// The instanced renderer (one draw call) covers the same pixels as the canvas, which the
+/// tests above check in detail: llvmpipe has OpenGL 4.5, so both routes run under Xvfb.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_instanced_renderer_draws_what_the_canvas_draws() {
+    let shots = ["canvas", "instanced"].map(|renderer| {
+        let shot = temp_png(&format!("route_{renderer}.png"));
+        let stdout = run(&[
+            "--renderer",
+            renderer,
+            "--spawn",
+            "3000",
+            "--frames",
+            "10",
+            "--gravity",
+            "off",
+            "--seed",
+            "5",
+            "--right-click",
+            "900,900",
+            "--press",
+            "tab@1",
+            "--screenshot",
+            shot.to_str().unwrap(),
+        ]);
+        let start = format!("renderer: {renderer} (");
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&start)),
+            "no {start:?} line in\n{stdout}"
+        );
+        Png::read(&shot)
+    });
+    let [canvas, instanced] = &shots;
+    assert_eq!(
+        (canvas.width, canvas.height),
+        (instanced.width, instanced.height)
+    );
+    // Below the quad's report panel, whose query time differs from run to run; blending
+    // may round differently by a step or two.
+    let mut differ = 0;
+    for y in 160..canvas.height {
+        for x in 0..canvas.width {
+            let (a, b) = (canvas.at(x, y), instanced.at(x, y));
+            differ += usize::from(a.iter().zip(b).any(|(p, q)| p.abs_diff(q) > 2));
+        }
+    }
+    assert_eq!(differ, 0, "pixels where the renderers differ");
+    // And the scene is there: highlights, the quad's edge, the root's white outline.
+    let count = |rgb: [u8; 3]| {
+        (160..instanced.height)
+            .flat_map(|y| (0..instanced.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| instanced.is(x, y, rgb))
+            .count()
+    };
+    assert!(
+        count(HIGHLIGHT) > 100,
+        "{} highlight pixels",
+        count(HIGHLIGHT)
+    );
+    assert!(
+        count(QUAD_EDGE) > 100,
+        "{} quad edge pixels",
+        count(QUAD_EDGE)
+    );
+    assert!(
+        count([255, 255, 255]) > 500,
+        "{} white pixels",
+        count([255, 255, 255])
+    );
+}
+
+/// The renderer is chosen from OpenGL's renderer string: software OpenGL gets the canvas.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn software_opengl_gets_the_canvas_by_default() {
+    let stdout = run(&["--frames", "2"]);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("renderer: "))
+        .unwrap_or_else(|| panic!("no renderer line in\n{stdout}"));
+    if line.contains("llvmpipe") {
+        assert!(line.starts_with("renderer: canvas ("), "{line}");
+    }
+    for name in ["frame_work.median", "draw.median", "present.median"] {
+        assert!(
+            stdout.contains(&format!("{name}: ")),
+            "no {name} in\n{stdout}"
+        );
+    }
+}

@@ -5,11 +5,16 @@
 use std::fmt::Write as _;
 
 use clap::ValueEnum;
-use quadstress::sim::{Broadphase, PhaseTimes, SimConfig, SimError, Simulation};
+use quadstress::sim::{
+    Broadphase, FixedStep, PhaseTimes, SimConfig, SimError, Simulation,
+    DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS,
+};
 use quadstress::{Config, Placement, Rect, MAX_DEPTH};
 
 use super::controls::{Action, Binding};
 use super::probe::Probe;
+use super::profile::Profile;
+use super::stepper::Stepped;
 use super::view::{Camera, View};
 
 /// The world the demo simulates: three times the default window, so 50,000 particles of 8x8
@@ -32,9 +37,6 @@ pub const BRUTE_FORCE_MAX_PARTICLES: usize = 5_000;
 const MESSAGE_SECONDS: f64 = 3.0;
 
 const QUAD_SPEED: f32 = 900.0;
-/// A frame longer than this is simulated as this long: a slow frame means slow motion rather
-/// than a bigger step, which would compress piles, make more contacts and slow the next frame.
-const MAX_DT: f32 = 1.0 / 60.0;
 /// Zoom factor per wheel notch.
 const ZOOM_STEP: f32 = 1.25;
 
@@ -205,6 +207,12 @@ pub struct App {
     pan_from: Option<(f32, f32)>,
     message: Message,
     clock: Clock,
+    /// Real time turned into fixed steps.
+    pub fixed: FixedStep,
+    /// The frame's phases over the last frames, for the HUD's profile lines.
+    pub profile: Profile,
+    /// Which renderer draws the particles, and on which OpenGL.
+    pub renderer: String,
 }
 
 impl App {
@@ -244,6 +252,9 @@ impl App {
             pan_from: None,
             message: Message::default(),
             clock,
+            fixed: FixedStep::new(STEP_SECONDS, DEFAULT_MAX_STEPS_PER_FRAME)?,
+            profile: Profile::default(),
+            renderer: String::new(),
         })
     }
 
@@ -494,22 +505,47 @@ impl App {
         self.probe.nudge(dx, dy, now);
     }
 
-    /// Advances the simulation by `dt` seconds unless paused, timing each phase, and brings
-    /// a shown report up to date.
-    pub fn update(&mut self, dt: f32) {
+    /// Readies a frame that follows `real_seconds` of real time and returns how many fixed
+    /// steps it runs: as many as real time asks (see [`FixedStep`]), one a frame in a scripted
+    /// run (so that it repeats exactly, however slow its frames), none while paused unless
+    /// single-stepping. Brings a shown report up to date.
+    pub fn begin_frame(&mut self, real_seconds: f64, scripted: bool) -> u32 {
         if self.sim.broadphase() == Broadphase::BruteForce && !self.brute_force_allowed() {
             self.refuse_brute_force("stopped");
         }
-        if !self.paused || self.step_once {
-            self.step_once = false;
-            let dt = dt.clamp(0.0, MAX_DT);
-            if let Ok(times) = self.sim.step_timed(dt, self.clock) {
-                self.times = times;
-            }
-        }
+        let once = std::mem::take(&mut self.step_once);
+        let steps = if self.paused {
+            self.fixed.reset();
+            u32::from(once)
+        } else if scripted {
+            1
+        } else {
+            self.fixed.advance(real_seconds)
+        };
         if self.report_shown() {
             self.probe.run(&mut self.sim, self.clock);
         }
+        steps
+    }
+
+    /// Takes in what a frame's steps did: their phase times, for the HUD.
+    pub fn stepped(&mut self, stepped: Stepped) {
+        if let Some(times) = stepped.times {
+            self.times = times;
+            let p = &mut self.profile;
+            p.step.push(times.step_ms);
+            p.update.push(times.update_ms);
+            p.pairs.push(times.pairs_ms);
+            p.resolve.push(times.resolve_ms);
+        }
+    }
+
+    /// One scripted frame in line: [`begin_frame`](Self::begin_frame), then its step.
+    #[cfg(test)]
+    pub fn update(&mut self) {
+        let steps = self.begin_frame(f64::from(STEP_SECONDS), true);
+        let stepped = super::stepper::run_steps(&mut self.sim, steps, STEP_SECONDS, self.clock);
+        self.stepped(stepped);
     }
 }
 
@@ -587,7 +623,7 @@ mod tests {
     fn a_right_click_centres_the_quad_and_its_report_agrees_with_brute_force() {
         let mut app = app();
         app.sim.spawn_burst(3000).unwrap();
-        app.update(1.0 / 60.0);
+        app.update();
         app.right_click(900.0, 900.0);
         assert_eq!(app.probe.rect(), Rect::new(600.0, 675.0, 1200.0, 1125.0));
         let r = *app.probe.report();
@@ -604,7 +640,7 @@ mod tests {
         app.nudge_quad(30.0, 0.0);
         advance(2.0);
         assert!(app.report_shown());
-        app.update(1.0 / 60.0);
+        app.update();
         assert!(app.probe.report().agrees());
         assert_eq!(app.probe.rect().min_x, 630.0);
         advance(REPORT_SECONDS);
@@ -659,14 +695,14 @@ mod tests {
         let before: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
         press(&mut app, Action::Pause);
         assert!(app.paused());
-        app.update(1.0 / 60.0);
+        app.update();
         let paused: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
         assert_eq!(before, paused);
         press(&mut app, Action::Step);
-        app.update(1.0 / 60.0);
+        app.update();
         let stepped: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
         assert_ne!(paused, stepped, "gravity moved them");
-        app.update(1.0 / 60.0);
+        app.update();
         let still: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
         assert_eq!(stepped, still, "one step only");
     }
@@ -678,7 +714,7 @@ mod tests {
         app.set_broadphase(Broadphase::BruteForce);
         assert_eq!(app.sim.broadphase(), Broadphase::BruteForce);
         app.sim.spawn_burst(BRUTE_FORCE_MAX_PARTICLES).unwrap();
-        app.update(1.0 / 60.0);
+        app.update();
         assert_ne!(app.sim.broadphase(), Broadphase::BruteForce);
         assert!(app.message().unwrap().starts_with("brute force stopped"));
         app.set_broadphase(Broadphase::BruteForce);

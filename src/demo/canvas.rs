@@ -1,8 +1,12 @@
-//! A CPU-side RGBA canvas for the many small things of a frame (particles, node outlines),
-//! uploaded as one texture that covers the window, floor included. Under a software OpenGL (Mesa's llvmpipe, as on CI and Xvfb)
-//! per-triangle setup dominates: 50,000 particles as 100,000 triangles took about 45 ms a frame,
-//! one textured quad takes a fraction of that. The buffer is reused; nothing here allocates
-//! per frame unless the window is resized.
+//! The CPU canvas: the frame's many small things (floor, particles, node outlines) filled
+//! into an RGBA image, uploaded as one texture that covers the window. Under a software OpenGL
+//! (Mesa's llvmpipe, as on CI and Xvfb) per-triangle setup dominates: 50,000 particles as
+//! 100,000 triangles took about 45 ms a frame, one textured quad takes a fraction of that.
+//!
+//! The image is filled in horizontal bands, one per thread of rayon's pool: each band runs
+//! the whole [`Scene`] clipped to its rows, so every pixel sees the same writes in the same
+//! order as on one thread, and the image is the same bits. The buffer is reused; nothing here
+//! allocates per frame unless the window is resized.
 
 use macroquad::color::WHITE;
 use macroquad::material::{
@@ -10,6 +14,8 @@ use macroquad::material::{
 };
 use macroquad::miniquad::ShaderSource;
 use macroquad::texture::{draw_texture, FilterMode, Image, Texture2D};
+
+use super::scene::{outline_edges, span, square_span, tint_span, Scene};
 
 /// The canvas is opaque: drawn without blending, a software OpenGL writes each pixel once
 /// instead of reading it back to mix.
@@ -30,6 +36,9 @@ void main() {
     gl_FragColor = texture2D(Texture, uv);
 }";
 
+/// Fewest rows a band gets: below this a thread's start costs more than its share saves.
+const MIN_BAND_ROWS: usize = 64;
+
 /// The canvas, sized to the window.
 pub struct Canvas {
     image: Image,
@@ -38,8 +47,94 @@ pub struct Canvas {
     opaque: Option<Option<Material>>,
 }
 
+/// Rows `y0..y1` of the canvas, the part one thread fills.
+struct Band<'a> {
+    /// The band's pixels: row `y0` first.
+    bytes: &'a mut [u8],
+    /// The canvas's size in pixels.
+    width: usize,
+    height: usize,
+    y0: usize,
+    y1: usize,
+}
+
+impl Band<'_> {
+    /// Fills the pixels `x0..x1` x `y0..y1` (clipped to the canvas already) that lie in the band.
+    #[inline]
+    fn fill_pixels(&mut self, x0: usize, y0: usize, x1: usize, y1: usize, rgba: [u8; 4]) {
+        let stride = self.width * 4;
+        for row in y0.max(self.y0)..y1.min(self.y1) {
+            let at = (row - self.y0) * stride;
+            for px in self.bytes[at + x0 * 4..at + x1 * 4].chunks_exact_mut(4) {
+                px.copy_from_slice(&rgba);
+            }
+        }
+    }
+
+    /// Blends `rgb` with opacity `alpha` over the pixels `x0..x1` x `y0..y1` in the band.
+    fn tint_pixels(&mut self, [x0, y0, x1, y1]: [usize; 4], rgb: [u8; 3], alpha: u8) {
+        let a = u32::from(alpha);
+        let stride = self.width * 4;
+        for row in y0.max(self.y0)..y1.min(self.y1) {
+            let at = (row - self.y0) * stride;
+            for px in self.bytes[at + x0 * 4..at + x1 * 4].chunks_exact_mut(4) {
+                for c in 0..3 {
+                    px[c] = ((u32::from(px[c]) * (255 - a) + u32::from(rgb[c]) * a) / 255) as u8;
+                }
+            }
+        }
+    }
+
+    /// Draws the scene's part in this band.
+    fn paint(&mut self, scene: &Scene) {
+        let (w, h) = (self.width, self.height);
+        for px in self.bytes.chunks_exact_mut(4) {
+            px.copy_from_slice(&scene.background);
+        }
+        if let Some((r, rgba)) = scene.floor {
+            if let Some([x0, y0, x1, y1]) = span(r, w, h) {
+                self.fill_pixels(x0, y0, x1, y1, rgba);
+            }
+        }
+        let side = scene.side;
+        let square = |band: &mut Self, &(x, y, rgba): &(i32, i32, [u8; 4])| {
+            if let Some([x0, y0, x1, y1]) = square_span(x, y, side, w, h) {
+                band.fill_pixels(x0, y0, x1, y1, rgba);
+            }
+        };
+        if let Some((r, rgb, alpha)) = scene.quad_tint {
+            if let Some(s) = tint_span(r, w, h) {
+                self.tint_pixels(s, rgb, alpha);
+            }
+        }
+        let (top, bottom) = (self.y0 as i32, self.y1 as i32);
+        for p in scene
+            .particles
+            .iter()
+            .filter(|p| p.1 < bottom && p.1 + side > top)
+        {
+            square(self, p);
+        }
+        for &r in &scene.tints {
+            if let Some(s) = tint_span(r, w, h) {
+                self.tint_pixels(s, scene.tint.0, scene.tint.1);
+            }
+        }
+        for p in &scene.highlights {
+            square(self, p);
+        }
+        for &(r, rgba) in &scene.outlines {
+            for edge in outline_edges(r, w, h).into_iter().flatten() {
+                if let Some([x0, y0, x1, y1]) = span(edge, w, h) {
+                    self.fill_pixels(x0, y0, x1, y1, rgba);
+                }
+            }
+        }
+    }
+}
+
 impl Canvas {
-    /// An empty canvas; it takes the window's size on the first [`begin`](Self::begin).
+    /// An empty canvas; it takes the window's size on the first [`paint`](Self::paint).
     pub fn new() -> Self {
         Canvas {
             image: Image::empty(),
@@ -48,100 +143,51 @@ impl Canvas {
         }
     }
 
-    /// Starts a frame: resizes to `width` x `height` if needed, and clears to `background`.
-    pub fn begin(&mut self, width: u16, height: u16, background: [u8; 4]) {
+    /// Resizes to `width` x `height` if needed and draws `scene` in up to `bands` horizontal
+    /// bands at once.
+    pub fn paint(&mut self, width: u16, height: u16, scene: &Scene, bands: usize) {
         // A minimised window can report a zero size; keep a 1x1 canvas rather than a 0x0 texture.
         let (width, height) = (width.max(1), height.max(1));
         if self.image.width != width || self.image.height != height {
             self.image = Image::gen_image_color(width, height, macroquad::color::BLANK);
-            let texture = Texture2D::from_image(&self.image);
-            texture.set_filter(FilterMode::Nearest);
-            self.texture = Some(texture);
         }
-        for px in self.image.bytes.chunks_exact_mut(4) {
-            px.copy_from_slice(&background);
-        }
-    }
-
-    /// Fills the pixel rectangle `[x, x + w) x [y, y + h)`, clipped to the canvas.
-    pub fn fill(&mut self, x: f32, y: f32, w: f32, h: f32, rgba: [u8; 4]) {
-        let (cw, ch) = (self.image.width as i64, self.image.height as i64);
-        let x0 = (x.floor() as i64).clamp(0, cw);
-        let y0 = (y.floor() as i64).clamp(0, ch);
-        let x1 = ((x + w).floor() as i64).clamp(0, cw).max(x0 + 1).min(cw);
-        let y1 = ((y + h).floor() as i64).clamp(0, ch).max(y0 + 1).min(ch);
-        if x0 >= cw || y0 >= ch || x + w <= 0.0 || y + h <= 0.0 {
-            return;
-        }
-        self.fill_pixels(x0 as usize, y0 as usize, x1 as usize, y1 as usize, rgba);
-    }
-
-    /// Fills the pixels `x0..x1` x `y0..y1`, already clipped to the canvas.
-    #[inline]
-    fn fill_pixels(&mut self, x0: usize, y0: usize, x1: usize, y1: usize, rgba: [u8; 4]) {
-        let stride = usize::from(self.image.width) * 4;
-        for row in y0..y1 {
-            let span = &mut self.image.bytes[row * stride + x0 * 4..row * stride + x1 * 4];
-            for px in span.chunks_exact_mut(4) {
-                px.copy_from_slice(&rgba);
+        let (w, h) = (usize::from(width), usize::from(height));
+        let bands = bands.clamp(1, (h / MIN_BAND_ROWS).max(1));
+        let rows = h.div_ceil(bands);
+        let band = |(i, bytes): (usize, &mut [u8])| {
+            let y0 = i * rows;
+            let y1 = (y0 + rows).min(h);
+            Band {
+                bytes,
+                width: w,
+                height: h,
+                y0,
+                y1,
             }
-        }
-    }
-
-    /// Fills the `side` x `side` square with its top-left pixel at `(x, y)`, clipped to the
-    /// canvas: the particles' fast path, in whole pixels.
-    #[inline]
-    pub fn square(&mut self, x: i32, y: i32, side: i32, rgba: [u8; 4]) {
-        let (cw, ch) = (i32::from(self.image.width), i32::from(self.image.height));
-        let (x0, y0) = (x.max(0), y.max(0));
-        let (x1, y1) = ((x + side).min(cw), (y + side).min(ch));
-        if x0 >= x1 || y0 >= y1 {
+            .paint(scene);
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        if bands > 1 {
+            use rayon::prelude::*;
+            self.image
+                .bytes
+                .par_chunks_mut(rows * w * 4)
+                .enumerate()
+                .for_each(band);
             return;
         }
-        self.fill_pixels(x0 as usize, y0 as usize, x1 as usize, y1 as usize, rgba);
+        self.image
+            .bytes
+            .chunks_mut(rows * w * 4)
+            .enumerate()
+            .for_each(band);
     }
 
-    /// Blends `rgb` over the pixel rectangle with opacity `alpha` (0 to 255): over a drawn
-    /// pixel it mixes the colours, over an empty one it leaves a translucent tint.
-    pub fn tint(&mut self, x: f32, y: f32, w: f32, h: f32, rgb: [u8; 3], alpha: u8) {
-        let (cw, ch) = (self.image.width as i64, self.image.height as i64);
-        let x0 = (x.floor() as i64).clamp(0, cw);
-        let y0 = (y.floor() as i64).clamp(0, ch);
-        let x1 = ((x + w).floor() as i64).clamp(0, cw);
-        let y1 = ((y + h).floor() as i64).clamp(0, ch);
-        let a = u32::from(alpha);
-        let stride = cw as usize * 4;
-        for row in y0 as usize..y1 as usize {
-            let start = row * stride + x0 as usize * 4;
-            let end = row * stride + x1 as usize * 4;
-            for px in self.image.bytes[start..end].chunks_exact_mut(4) {
-                if px[3] == 0 {
-                    px.copy_from_slice(&[rgb[0], rgb[1], rgb[2], alpha]);
-                } else {
-                    for c in 0..3 {
-                        px[c] =
-                            ((u32::from(px[c]) * (255 - a) + u32::from(rgb[c]) * a) / 255) as u8;
-                    }
-                    px[3] = px[3].max(alpha);
-                }
-            }
-        }
-    }
-
-    /// A one-pixel outline on the pixel columns `x0` and `x1` and rows `y0` and `y1` (edges
-    /// included), pulled inside the canvas so that the world's border stays visible.
-    pub fn outline(&mut self, x0: f32, y0: f32, x1: f32, y1: f32, rgba: [u8; 4]) {
-        let (cw, ch) = (self.image.width as f32, self.image.height as f32);
-        let (x1, y1) = (x1.min(cw - 1.0), y1.min(ch - 1.0));
-        let (x0, y0) = (x0.max(0.0), y0.max(0.0));
-        if x1 < x0 || y1 < y0 {
-            return;
-        }
-        let (w, h) = (x1 - x0 + 1.0, y1 - y0 + 1.0);
-        self.fill(x0, y0, w, 1.0, rgba);
-        self.fill(x0, y1, w, 1.0, rgba);
-        self.fill(x0, y0, 1.0, h, rgba);
-        self.fill(x1, y0, 1.0, h, rgba);
+    /// The canvas's pixel at `(x, y)`, for tests.
+    #[cfg(test)]
+    pub fn pixel(&self, x: usize, y: usize) -> [u8; 4] {
+        let i = (y * usize::from(self.image.width) + x) * 4;
+        self.image.bytes[i..i + 4].try_into().unwrap()
     }
 
     /// Uploads the frame and draws it over the whole window.
@@ -154,6 +200,16 @@ impl Canvas {
             // Without it (a backend that refuses the shader) the default, blended one serves.
             load_material(shader, MaterialParams::default()).ok()
         });
+        let (w, h) = (self.image.width, self.image.height);
+        if self
+            .texture
+            .as_ref()
+            .is_none_or(|t| t.size() != (f32::from(w), f32::from(h)).into())
+        {
+            let texture = Texture2D::from_image(&self.image);
+            texture.set_filter(FilterMode::Nearest);
+            self.texture = Some(texture);
+        }
         if let Some(texture) = &self.texture {
             texture.update(&self.image);
             if let Some(material) = opaque {
@@ -162,5 +218,58 @@ impl Canvas {
             draw_texture(texture, 0.0, 0.0, WHITE);
             gl_use_default_material();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::draw::{FLOOR_RGBA, HIGHLIGHT, OUTLINE_COLORS};
+
+    /// A scene with some of everything, crossing band edges and the window's edges.
+    fn scene() -> Scene {
+        let mut s = Scene {
+            background: [1, 2, 3, 255],
+            floor: Some(([10.0, 5.0, 280.0, 190.0], FLOOR_RGBA)),
+            quad_tint: Some(([50.5, 60.2, 100.0, 80.0], [40, 110, 255], 56)),
+            side: 3,
+            tint: ([255, 255, 255], 64),
+            ..Scene::default()
+        };
+        for i in 0..2000i32 {
+            let (x, y) = ((i * 37) % 310 - 5, (i * 53) % 215 - 5);
+            s.particles.push((x, y, [(i % 200) as u8, 90, 40, 255]));
+        }
+        s.tints.push([60.0, 63.0, 70.0, 70.0]);
+        s.highlights.push((64, 64, HIGHLIGHT));
+        s.outlines
+            .push(([0.0, 0.0, 300.0, 200.0], OUTLINE_COLORS[0]));
+        s.outlines
+            .push(([20.0, 62.0, 150.0, 66.0], OUTLINE_COLORS[3]));
+        s
+    }
+
+    #[test]
+    fn bands_give_the_same_pixels_as_one_thread() {
+        let scene = scene();
+        let mut one = Canvas::new();
+        one.paint(300, 200, &scene, 1);
+        // 200 rows in bands of at least 64: three bands, the last one short.
+        let mut banded = Canvas::new();
+        banded.paint(300, 200, &scene, 8);
+        assert!(one.image.bytes == banded.image.bytes, "the bands differ");
+        assert_eq!(
+            one.pixel(0, 0),
+            OUTLINE_COLORS[0],
+            "the border is pulled inside"
+        );
+        let background = (1..300)
+            .filter(|&x| one.pixel(x, 2) == [1, 2, 3, 255])
+            .count();
+        assert!(
+            background > 100,
+            "background above the floor: {background} pixels"
+        );
+        assert_eq!(one.pixel(65, 65), HIGHLIGHT);
     }
 }

@@ -113,6 +113,26 @@ pub struct Args {
     /// Windowed: save the last frame to this PNG file.
     #[arg(long, value_name = "FILE")]
     pub screenshot: Option<std::path::PathBuf>,
+
+    /// Windowed: how particles and outlines are drawn (default: chosen from the OpenGL
+    /// renderer: the canvas under software OpenGL, instancing on a GPU).
+    #[arg(long, value_enum)]
+    pub renderer: Option<RendererArg>,
+
+    /// Windowed: run the simulation's steps on a second thread while the frame is shown
+    /// (off by default: on this project's 2-core test machine it lost, see BENCHMARKS.md).
+    #[arg(long, value_enum, default_value_t = Switch::Off)]
+    pub overlap: Switch,
+}
+
+/// Renderers on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RendererArg {
+    /// Filled on the CPU (in bands on every core), shown as one texture: for software OpenGL
+    /// and WebGL1.
+    Canvas,
+    /// One instanced draw call: for GPUs with OpenGL 3.3 or newer.
+    Instanced,
 }
 
 impl Args {

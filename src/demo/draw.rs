@@ -10,15 +10,17 @@ use macroquad::text::{draw_text, measure_text};
 use macroquad::time::get_fps;
 use macroquad::window::{clear_background, screen_height, screen_width};
 
-use quadstress::{Placement, Rect, TreeStats};
+use quadstress::TreeStats;
 
 use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES};
 use super::canvas::Canvas;
+use super::instanced::Instanced;
+use super::scene::Scene;
 use super::view::View;
 
 /// Window background, outside the world.
 pub const BACKGROUND: Color = Color::new(18.0 / 255.0, 18.0 / 255.0, 23.0 / 255.0, 1.0);
-const BACKGROUND_RGBA: [u8; 4] = [18, 18, 23, 255];
+pub const BACKGROUND_RGBA: [u8; 4] = [18, 18, 23, 255];
 /// The world's floor.
 pub const FLOOR_RGBA: [u8; 4] = [28, 31, 41, 255];
 /// The blue quad's outline (opaque, so tests can find it).
@@ -73,9 +75,20 @@ pub const FREE: [u8; 4] = [60, 75, 100, 255];
 const TEXT: Color = Color::new(0.92, 0.92, 0.92, 1.0);
 const PANEL: Color = Color::new(0.0, 0.0, 0.0, 0.8);
 
+/// How the frame's many small things reach the window.
+pub enum Route {
+    /// Filled into the CPU canvas (in bands on every core), shown as one texture.
+    Canvas(Canvas),
+    /// Sent to the GPU as instances, drawn in one call.
+    Instanced(Instanced),
+}
+
 /// Buffers kept from frame to frame.
 pub struct Scratch {
-    canvas: Canvas,
+    pub route: Route,
+    /// Bands the canvas is filled in: the threads of rayon's pool.
+    pub bands: usize,
+    scene: Scene,
     text: String,
     /// Depth of the node holding each particle, by particle index.
     depth: Vec<u8>,
@@ -86,9 +99,11 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    pub fn new() -> Self {
+    pub fn new(route: Route) -> Self {
         Scratch {
-            canvas: Canvas::new(),
+            route,
+            bands: super::platform::threads(),
+            scene: Scene::default(),
             text: String::with_capacity(1024),
             depth: Vec::new(),
             touching: Vec::new(),
@@ -109,25 +124,6 @@ pub fn speed_color(vx: f32, vy: f32) -> [u8; 4] {
         FAST,
         ((vx * vx + vy * vy).sqrt() / FAST_SPEED).min(1.0),
     )
-}
-
-/// The pixel columns and rows a node's outline takes: its cell, or under loose placement its
-/// region (the cell and half a cell around it, none at the depth limit).
-fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth: u8) -> [f32; 4] {
-    let r = if placement == Placement::Loose && depth < max_depth {
-        let (mx, my) = (rect.width() / 2.0, rect.height() / 2.0);
-        Rect::new(
-            rect.min_x - mx,
-            rect.min_y - my,
-            rect.max_x + mx,
-            rect.max_y + my,
-        )
-    } else {
-        *rect
-    };
-    let (x0, y0) = view.to_screen(r.min_x, r.min_y);
-    let (x1, y1) = view.to_screen(r.max_x, r.max_y);
-    [x0.round(), y0.round(), x1.round(), y1.round()]
 }
 
 /// Draws one frame.
@@ -172,82 +168,31 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         ColorMode::Speed => {}
     }
 
-    // Particles and outlines go through the CPU canvas: one texture instead of ~100,000
-    // triangles (see `canvas`).
-    let canvas = &mut scratch.canvas;
-    canvas.begin(
-        screen_width() as u16,
-        screen_height() as u16,
-        BACKGROUND_RGBA,
-    );
-    let (x, y, w, h) = view.rect_to_screen(&app.sim.config().world);
-    canvas.fill(x, y, w, h, FLOOR_RGBA);
-    // The quad under the particles, so the ones touching it show on top of it.
+    scratch
+        .scene
+        .build(app, view, &scratch.depth, &scratch.touching);
+    let (width, height) = (screen_width() as u16, screen_height() as u16);
+    match &mut scratch.route {
+        Route::Canvas(canvas) => {
+            canvas.paint(width, height, &scratch.scene, scratch.bands);
+            canvas.present();
+        }
+        Route::Instanced(instanced) => {
+            // SAFETY: macroquad's own batches are drawn first (`flush`); the instanced call
+            // then goes to the same default framebuffer, and macroquad's state is re-applied
+            // by its next batch.
+            let mut gl = unsafe { macroquad::window::get_internal_gl() };
+            gl.flush();
+            instanced.draw(
+                gl.quad_context,
+                &scratch.scene,
+                usize::from(width),
+                usize::from(height),
+            );
+        }
+    }
     let (qx, qy, qw, qh) = view.rect_to_screen(&app.probe.rect());
-    canvas.tint(qx, qy, qw, qh, QUAD_FILL.0, QUAD_FILL.1);
-    let size = sim.config().particle_size;
-    let px = view.particle_px(size);
-    let side = px as i32;
-    let seen = view.visible_world();
-    for (i, p) in sim.particles().iter().enumerate() {
-        if p.x > seen.max_x
-            || p.y > seen.max_y
-            || p.x + size < seen.min_x
-            || p.y + size < seen.min_y
-        {
-            continue;
-        }
-        let color = match app.display.colors {
-            ColorMode::Depth => {
-                DEPTH_COLORS[(scratch.depth[i] as usize).min(DEPTH_COLORS.len() - 1)]
-            }
-            ColorMode::Speed => speed_color(p.vx, p.vy),
-            ColorMode::Contact => {
-                if scratch.touching[i] {
-                    TOUCHING
-                } else {
-                    FREE
-                }
-            }
-        };
-        let (sx, sy) = view.snap_px(p.x, p.y);
-        canvas.square(sx, sy, side, color);
-    }
     let report = app.report_shown();
-    if report {
-        // The leaves the walk reached are where it searched; the nodes above them only led
-        // there (and the root, always visited, would tint the whole world).
-        for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
-            let (x, y, w, h) = view.rect_to_screen(rect);
-            canvas.tint(x, y, w, h, VISITED_TINT.0, VISITED_TINT.1);
-        }
-        for &i in app.probe.hits() {
-            if let Some(p) = sim.particles().get(i as usize) {
-                let (sx, sy) = view.snap(p.x, p.y);
-                canvas.fill(sx, sy, px, px, HIGHLIGHT);
-            }
-        }
-    }
-    let config = sim.config().tree;
-    if app.display.outlines {
-        // Deepest first, so the shallow split lines stay visible on top of the deep ones that
-        // share them.
-        for depth in (0..=stats.deepest_level).rev() {
-            let color = OUTLINE_COLORS[(depth as usize).min(OUTLINE_COLORS.len() - 1)];
-            for node in tree.nodes().filter(|n| n.depth == depth) {
-                let [x0, y0, x1, y1] =
-                    node_box(view, &node.rect, depth, config.placement, config.max_depth);
-                canvas.outline(x0, y0, x1, y1, color);
-            }
-        }
-    }
-    if report {
-        for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
-            let [x0, y0, x1, y1] = node_box(view, rect, 0, Placement::Exact, 0);
-            canvas.outline(x0, y0, x1, y1, VISITED_EDGE);
-        }
-    }
-    canvas.present();
     // The quad's edge above the particles, so it stays visible in a crowd.
     draw_rectangle_lines(qx, qy, qw, qh, 3.0, QUAD_EDGE);
 
@@ -333,7 +278,6 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
          particles {} of {}   cursor {:.0}/s\n\
          nodes {}   deepest {}   at root {}\n\
          leaf capacity {}   depth limit {}   {}\n\
-         update {:.1}  pairs {:.1}  resolve {:.1} ms\n\
          contacts {}   pairs tested {:.4}%\n\
          {}   gravity {}\n\
          H: help   tab: hide",
@@ -349,9 +293,6 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         tree.leaf_capacity,
         tree.max_depth,
         placement_name(tree.placement),
-        app.times.update_ms,
-        app.times.pairs_ms,
-        app.times.resolve_ms,
         counts.contacts,
         if brute_pairs > 0.0 {
             100.0 * counts.pairs_tested as f64 / brute_pairs
@@ -361,6 +302,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         sim.broadphase().name(),
         if sim.config().gravity_on { "on" } else { "off" },
     );
+    profile_lines(app, hud);
     if screen_height() < 420.0 || screen_width() < 480.0 {
         // A small window keeps the world visible: the first two lines and the legend.
         let end = hud.match_indices('\n').nth(1).map_or(hud.len(), |(i, _)| i);
@@ -375,6 +317,32 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
     let (w, h) = panel(hud, 4.0, 4.0, false, graph_h + 8.0 + step, None);
     draw_frame_graph(app, 12.0, 4.0 + h - graph_h - 8.0 - step, w - 16.0, graph_h);
     draw_legend(app, stats, hud, 12.0, 4.0 + h - 8.0);
+}
+
+/// The profile, Box2D style: the step's and the drawing's last value, `[mean]` and `(max)`
+/// over the last `GRAPH_FRAMES` frames in milliseconds, the step's phases' means; the
+/// renderer; and the simulation's speed against real time when it falls behind.
+fn profile_lines(app: &App, hud: &mut String) {
+    let p = &app.profile;
+    let (last, mean, max) = p.step.last_mean_max();
+    let _ = write!(hud, "\nstep {last:.1} [{mean:.1}] ({max:.1}) ms");
+    let (_, tree, _) = p.update.last_mean_max();
+    let (_, pairs, _) = p.pairs.last_mean_max();
+    let (_, resolve, _) = p.resolve.last_mean_max();
+    let _ = write!(
+        hud,
+        "\n  tree [{tree:.1}]  pairs [{pairs:.1}]  resolve [{resolve:.1}]"
+    );
+    let (last, mean, max) = p.draw.last_mean_max();
+    let (_, present, _) = p.present.last_mean_max();
+    let _ = write!(
+        hud,
+        "\ndraw {last:.1} [{mean:.1}] ({max:.1})  present [{present:.1}]"
+    );
+    let _ = write!(hud, "\nrenderer: {}", app.renderer);
+    if !app.paused() && app.fixed.behind() {
+        let _ = write!(hud, "   SLOW MOTION {:.2}x", app.fixed.speed());
+    }
 }
 
 /// Frame times of the last `GRAPH_FRAMES` frames as bars, scaled to the slowest of them, with

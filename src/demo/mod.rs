@@ -6,17 +6,22 @@ pub mod cli;
 pub mod controls;
 pub mod draw;
 pub mod headless;
+pub mod instanced;
 pub mod platform;
 pub mod probe;
+pub mod profile;
+pub mod scene;
+pub mod stepper;
 pub mod view;
 
 use macroquad::texture::get_screen_data;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
-use quadstress::sim::{Percentiles, SimError};
+use quadstress::sim::{Percentiles, SimConfig, SimError, Simulation};
 
 use app::App;
-use cli::{Args, Switch};
+use cli::{Args, RendererArg, Switch};
 use controls::BINDINGS;
+use platform::Renderer;
 use view::{Camera, View};
 
 /// The window: title, default size, resizable.
@@ -74,17 +79,89 @@ pub fn run_window(args: Args) -> Result<(), String> {
     Ok(())
 }
 
+/// Picks the renderer for this window's OpenGL (or the one `--renderer` asks for) and says
+/// which, and why, on the console.
+fn start_route(args: &Args) -> (draw::Route, Renderer, String) {
+    let forced = args.renderer.map(|r| match r {
+        RendererArg::Canvas => Renderer::Canvas,
+        RendererArg::Instanced => Renderer::Instanced,
+    });
+    let gl_name = platform::gl_renderer();
+    // SAFETY: only reads the context's description.
+    let info = unsafe { macroquad::window::get_internal_gl() }
+        .quad_context
+        .info();
+    let instancing = info.features.instancing && info.glsl_support.v330;
+    let (mut renderer, mut why) = Renderer::choose(forced, &gl_name, instancing);
+    let mut route = None;
+    if renderer == Renderer::Instanced {
+        // SAFETY: the context is current; the renderer keeps only ids it created.
+        let gl = unsafe { macroquad::window::get_internal_gl() };
+        match instanced::Instanced::new(gl.quad_context) {
+            Ok(i) => route = Some(draw::Route::Instanced(i)),
+            Err(_) => {
+                renderer = Renderer::Canvas;
+                why = "the instancing shader did not compile";
+            }
+        }
+    }
+    let route = route.unwrap_or_else(|| draw::Route::Canvas(canvas::Canvas::new()));
+    let detail = match renderer {
+        Renderer::Canvas => format!("{} bands", platform::threads()),
+        Renderer::Instanced => "one call".to_owned(),
+    };
+    println!(
+        "renderer: {} ({detail}; {why}) on {gl_name}",
+        renderer.name()
+    );
+    (route, renderer, gl_name)
+}
+
+/// Timings of the timed frames of a scripted run, in seconds, in bounded memory.
+struct RunTimes {
+    frame: Percentiles,
+    work: Percentiles,
+    draw: Percentiles,
+    present: Percentiles,
+    step: Percentiles,
+    step_wait: Percentiles,
+}
+
 async fn run(mut app: App, mut args: Args) {
-    let mut scratch = draw::Scratch::new();
+    let (route, renderer, gl_name) = start_route(&args);
+    let mut scratch = draw::Scratch::new(route);
+    // "llvmpipe (LLVM 15.0.6, 256 bits)": the name before the details fits the HUD.
+    let short = gl_name.split(" (").next().unwrap_or_default();
+    app.renderer = format!("{} on {short}", renderer.name());
+    let stand_in = Simulation::new(SimConfig {
+        max_particles: 0,
+        ..SimConfig::default()
+    })
+    .expect("the default configuration is valid");
+    let mut stepper = stepper::Stepper::new(args.overlap == Switch::On, stand_in);
     let mut frame: u64 = 0;
     // Bounded whatever `--frames` says: exact up to a limit, then a fixed histogram.
-    let mut frame_seconds = Percentiles::with_capacity(args.frames.unwrap_or(0));
+    let timed = || Percentiles::with_capacity(args.frames.unwrap_or(0));
+    let mut times = RunTimes {
+        frame: timed(),
+        work: timed(),
+        draw: timed(),
+        present: timed(),
+        step: timed(),
+        step_wait: timed(),
+    };
     let mut last_frame_start = platform::now_seconds() - 1.0 / platform::MAX_FPS;
+    let (mut slept, mut present) = (0.0, 0.0);
     loop {
         let frame_start = platform::now_seconds();
         // The time since the last frame began, pacing sleep included.
-        let dt = (frame_start - last_frame_start) as f32;
+        let real = frame_start - last_frame_start;
+        let dt = real as f32;
         last_frame_start = frame_start;
+        // The steps started last frame ran while it was shown: wait for any still running.
+        let stepped = stepper.finish(&mut app.sim);
+        let step_wait = platform::now_seconds() - frame_start;
+        app.stepped(stepped);
         let view = View::new(
             app.sim.config().world,
             screen_width(),
@@ -117,18 +194,31 @@ async fn run(mut app: App, mut args: Args) {
         if let Some((dx, dy)) = args.move_quad.filter(|_| frame > 1) {
             app.nudge_quad(dx, dy);
         }
-        app.update(dt);
+        let steps = app.begin_frame(real, args.frames.is_some());
         app.graph.record(dt);
-        if args.frames.is_some() && frame > args.warmup.saturating_add(1) {
-            frame_seconds.record(f64::from(dt));
-        }
         let view = View::new(
             app.sim.config().world,
             screen_width(),
             screen_height(),
             app.camera,
         );
+        let draw_start = platform::now_seconds();
         draw::frame(&app, &view, &mut scratch);
+        let draw = platform::now_seconds() - draw_start;
+        // The frame's drawing is its CPU part now and the last frame's hand-over to OpenGL.
+        app.profile.draw.push((draw + present) * 1e3);
+        app.profile.present.push(present * 1e3);
+        app.profile.step_wait.push(step_wait * 1e3);
+        if args.frames.is_some() && frame > args.warmup.saturating_add(1) {
+            times.frame.record(real);
+            times.work.record(real - slept);
+            times.draw.record(draw + present);
+            times.present.record(present);
+            times.step_wait.record(step_wait);
+            if let Some(t) = stepped.times {
+                times.step.record(t.step_ms / 1e3);
+            }
+        }
 
         if app.quit_requested() && platform::SCRIPTED_RUN_EXITS {
             println!("quit: esc at frame {frame}");
@@ -146,15 +236,34 @@ async fn run(mut app: App, mut args: Args) {
             if args.right_click.is_some() {
                 println!("quad report: {}", app.probe.line());
             }
-            report_scripted_run(&app, &view, &mut frame_seconds);
+            report_scripted_run(&app, &view, &mut times.frame);
+            println!(
+                "step_overlap: {}",
+                if stepper.overlaps() { "on" } else { "off" }
+            );
+            for (name, values) in [
+                ("frame_work", &mut times.work),
+                ("draw", &mut times.draw),
+                ("present", &mut times.present),
+                ("step", &mut times.step),
+                ("step_wait", &mut times.step_wait),
+            ] {
+                if let Some(median) = values.percentile(0.5) {
+                    println!("{name}.median: {:.2} ms", median * 1e3);
+                }
+            }
             if platform::SCRIPTED_RUN_EXITS {
                 break;
             }
             // A page stays open: the scripted frame is done, the demo goes on interactively.
             args.frames = None;
         }
-        platform::pace(frame_start);
+        // The frame's steps: in line, or on the step thread while the frame is shown.
+        stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
+        slept = platform::pace(frame_start);
+        let present_start = platform::now_seconds();
         next_frame().await;
+        present = platform::now_seconds() - present_start;
     }
 }
 

@@ -46,17 +46,113 @@ pub fn now_seconds() -> f64 {
 pub const MAX_FPS: f64 = 60.0;
 
 /// Sleeps out the rest of a frame that began at `frame_start` (`now_seconds`), so that no
-/// frame is shorter than `1 / MAX_FPS`. In a page the browser paces the frames.
-pub fn pace(frame_start: f64) {
+/// frame is shorter than `1 / MAX_FPS`, and returns the seconds slept. In a page the browser
+/// paces the frames (and this returns 0).
+pub fn pace(frame_start: f64) -> f64 {
     #[cfg(not(target_arch = "wasm32"))]
     {
-        let left = 1.0 / MAX_FPS - (now_seconds() - frame_start);
+        let before = now_seconds();
+        let left = 1.0 / MAX_FPS - (before - frame_start);
         if left > 0.0 {
             std::thread::sleep(std::time::Duration::from_secs_f64(left));
+            return now_seconds() - before;
+        }
+        0.0
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = frame_start;
+        0.0
+    }
+}
+
+/// Threads the demo's parallel work uses: rayon's pool on the desktop, one in a page.
+pub fn threads() -> usize {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(target_arch = "wasm32")]
+    1
+}
+
+/// The OpenGL renderer's name (`GL_RENDERER`: "llvmpipe (LLVM 15.0.6, 256 bits)", a GPU's
+/// name), or `"WebGL"` in a page. Needs the window's context.
+pub fn gl_renderer() -> String {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        const GL_RENDERER: u32 = 0x1F01;
+        // SAFETY: called on the main thread with the window's context current; the string
+        // is NUL-terminated and owned by the driver for the context's life.
+        unsafe {
+            let name = macroquad::miniquad::gl::glGetString(GL_RENDERER);
+            if name.is_null() {
+                return String::new();
+            }
+            std::ffi::CStr::from_ptr(name.cast())
+                .to_string_lossy()
+                .into_owned()
         }
     }
     #[cfg(target_arch = "wasm32")]
-    let _ = frame_start;
+    "WebGL".to_owned()
+}
+
+/// Whether a `GL_RENDERER` string names a software rasteriser (Mesa's llvmpipe, softpipe or
+/// swrast, Google's SwiftShader, Apple's software renderer), where drawing many small
+/// triangles costs far more than filling them on the CPU.
+pub fn is_software_renderer(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["llvmpipe", "softpipe", "swrast", "swiftshader", "software"]
+        .iter()
+        .any(|s| name.contains(s))
+}
+
+/// How the frame's particles and outlines reach the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Renderer {
+    /// Filled on the CPU in bands on every core, shown as one texture.
+    Canvas,
+    /// One instanced draw call on the GPU.
+    Instanced,
+}
+
+impl Renderer {
+    /// The name the console and the HUD use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Renderer::Canvas => "canvas",
+            Renderer::Instanced => "instanced",
+        }
+    }
+
+    /// The renderer for a GPU named `gl_renderer` that can (`instancing`) or cannot draw
+    /// instances with GLSL 3.30, or the `forced` one where it can run; with the reason.
+    pub fn choose(
+        forced: Option<Renderer>,
+        gl_renderer: &str,
+        instancing: bool,
+    ) -> (Renderer, &'static str) {
+        match forced {
+            Some(Renderer::Canvas) => (Renderer::Canvas, "chosen by --renderer"),
+            Some(Renderer::Instanced) if instancing => {
+                (Renderer::Instanced, "chosen by --renderer")
+            }
+            Some(Renderer::Instanced) => (
+                Renderer::Canvas,
+                "instancing needs OpenGL 3.3, which this context lacks",
+            ),
+            None if !instancing => (
+                Renderer::Canvas,
+                "no OpenGL 3.3 instancing (WebGL1, OpenGL 2)",
+            ),
+            None if is_software_renderer(gl_renderer) => (
+                Renderer::Canvas,
+                "software OpenGL: filling pixels beats rasterising triangles",
+            ),
+            None => (Renderer::Instanced, "a GPU with instancing"),
+        }
+    }
 }
 
 /// Writes one line to the browser's console (`console.error` if `error`). The binary's
@@ -128,5 +224,30 @@ mod web {
                 None
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn software_renderers_get_the_canvas_and_gpus_instancing() {
+        let llvmpipe = "llvmpipe (LLVM 15.0.6, 256 bits)";
+        assert!(is_software_renderer(llvmpipe));
+        assert!(is_software_renderer("Google SwiftShader"));
+        assert!(!is_software_renderer("NVIDIA GeForce RTX 3060/PCIe/SSE2"));
+        let gpu = "AMD Radeon RX 6600 (radeonsi, navi23, LLVM 15.0.6, DRM 3.49)";
+        assert_eq!(Renderer::choose(None, llvmpipe, true).0, Renderer::Canvas);
+        assert_eq!(Renderer::choose(None, gpu, true).0, Renderer::Instanced);
+        assert_eq!(Renderer::choose(None, gpu, false).0, Renderer::Canvas);
+        let forced = Some(Renderer::Instanced);
+        assert_eq!(
+            Renderer::choose(forced, llvmpipe, true).0,
+            Renderer::Instanced
+        );
+        assert_eq!(Renderer::choose(forced, gpu, false).0, Renderer::Canvas);
+        let canvas = Some(Renderer::Canvas);
+        assert_eq!(Renderer::choose(canvas, gpu, true).0, Renderer::Canvas);
     }
 }

@@ -138,6 +138,7 @@ impl View {
 
     /// The pixel a particle's top-left corner lands on: whole pixels, so every particle
     /// covers the same pixel count.
+    #[cfg(test)]
     pub fn snap(&self, x: f32, y: f32) -> (f32, f32) {
         let (sx, sy) = self.to_screen(x, y);
         (sx.floor(), sy.floor())

@@ -1,0 +1,197 @@
+//! One frame's many small things, in window pixels and in drawing order: the floor, the blue
+//! quad's fill, the particles, the visited leaves, the highlights, the node outlines. Both
+//! renderers draw from it (the canvas fills it into an image, the instanced renderer sends it
+//! to the GPU), and both take their pixel spans from the functions here, so they cover the
+//! same pixels. The lists are reused from frame to frame.
+
+use quadstress::{Placement, Rect};
+
+use super::app::{App, ColorMode};
+use super::draw::{
+    speed_color, BACKGROUND_RGBA, DEPTH_COLORS, FLOOR_RGBA, FREE, HIGHLIGHT, OUTLINE_COLORS,
+    QUAD_FILL, TOUCHING, VISITED_EDGE, VISITED_TINT,
+};
+use super::view::View;
+
+/// A particle or highlight: its top-left pixel and colour; every one is `side` pixels square.
+pub type Square = (i32, i32, [u8; 4]);
+
+/// What a frame draws below the text, in window pixels.
+#[derive(Debug, Default)]
+pub struct Scene {
+    /// The window outside the world.
+    pub background: [u8; 4],
+    /// The world's floor: `[x, y, w, h]` and colour.
+    pub floor: Option<([f32; 4], [u8; 4])>,
+    /// The blue quad's fill: `[x, y, w, h]`, colour and opacity.
+    pub quad_tint: Option<([f32; 4], [u8; 3], u8)>,
+    /// Side of every particle, in pixels.
+    pub side: i32,
+    /// The particles on screen.
+    pub particles: Vec<Square>,
+    /// The visited leaves' tint (colour and opacity) and their `[x, y, w, h]`.
+    pub tint: ([u8; 3], u8),
+    pub tints: Vec<[f32; 4]>,
+    /// The particles the quad's query found, drawn over the tint.
+    pub highlights: Vec<Square>,
+    /// One-pixel outlines: the pixel columns and rows `[x0, y0, x1, y1]` (edges included)
+    /// and colour; later ones over earlier ones.
+    pub outlines: Vec<([f32; 4], [u8; 4])>,
+}
+
+/// The pixels `[x0, y0, x1, y1)` a fill of `[x, y, w, h]` covers in a `cw` x `ch` window:
+/// at least one pixel each way when it touches the window at all.
+pub fn span([x, y, w, h]: [f32; 4], cw: usize, ch: usize) -> Option<[usize; 4]> {
+    let (cw, ch) = (cw as i64, ch as i64);
+    let x0 = (x.floor() as i64).clamp(0, cw);
+    let y0 = (y.floor() as i64).clamp(0, ch);
+    let x1 = ((x + w).floor() as i64).clamp(0, cw).max(x0 + 1).min(cw);
+    let y1 = ((y + h).floor() as i64).clamp(0, ch).max(y0 + 1).min(ch);
+    if x0 >= cw || y0 >= ch || x + w <= 0.0 || y + h <= 0.0 {
+        return None;
+    }
+    Some([x0 as usize, y0 as usize, x1 as usize, y1 as usize])
+}
+
+/// The pixels a tint of `[x, y, w, h]` covers (none when it rounds to nothing).
+pub fn tint_span([x, y, w, h]: [f32; 4], cw: usize, ch: usize) -> Option<[usize; 4]> {
+    let (cw, ch) = (cw as i64, ch as i64);
+    let x0 = (x.floor() as i64).clamp(0, cw);
+    let y0 = (y.floor() as i64).clamp(0, ch);
+    let x1 = ((x + w).floor() as i64).clamp(0, cw);
+    let y1 = ((y + h).floor() as i64).clamp(0, ch);
+    (x0 < x1 && y0 < y1).then_some([x0 as usize, y0 as usize, x1 as usize, y1 as usize])
+}
+
+/// The pixels of a `side` x `side` square with its top-left pixel at `(x, y)`, clipped.
+#[inline]
+pub fn square_span(x: i32, y: i32, side: i32, cw: usize, ch: usize) -> Option<[usize; 4]> {
+    let (cw, ch) = (cw as i32, ch as i32);
+    let (x0, y0) = (x.max(0), y.max(0));
+    let (x1, y1) = ((x + side).min(cw), (y + side).min(ch));
+    (x0 < x1 && y0 < y1).then_some([x0 as usize, y0 as usize, x1 as usize, y1 as usize])
+}
+
+/// The four one-pixel edges (as `[x, y, w, h]` fills) of an outline on the pixel columns `x0`
+/// and `x1` and rows `y0` and `y1`, pulled inside the window so that the world's border
+/// stays visible.
+pub fn outline_edges([x0, y0, x1, y1]: [f32; 4], cw: usize, ch: usize) -> Option<[[f32; 4]; 4]> {
+    let (x1, y1) = (x1.min(cw as f32 - 1.0), y1.min(ch as f32 - 1.0));
+    let (x0, y0) = (x0.max(0.0), y0.max(0.0));
+    if x1 < x0 || y1 < y0 {
+        return None;
+    }
+    let (w, h) = (x1 - x0 + 1.0, y1 - y0 + 1.0);
+    Some([
+        [x0, y0, w, 1.0],
+        [x0, y1, w, 1.0],
+        [x0, y0, 1.0, h],
+        [x1, y0, 1.0, h],
+    ])
+}
+
+/// The pixel columns and rows a node's outline takes: its cell, or under loose placement its
+/// region (the cell and half a cell around it, none at the depth limit).
+fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth: u8) -> [f32; 4] {
+    let r = if placement == Placement::Loose && depth < max_depth {
+        let (mx, my) = (rect.width() / 2.0, rect.height() / 2.0);
+        Rect::new(
+            rect.min_x - mx,
+            rect.min_y - my,
+            rect.max_x + mx,
+            rect.max_y + my,
+        )
+    } else {
+        *rect
+    };
+    let (x0, y0) = view.to_screen(r.min_x, r.min_y);
+    let (x1, y1) = view.to_screen(r.max_x, r.max_y);
+    [x0.round(), y0.round(), x1.round(), y1.round()]
+}
+
+fn xywh((x, y, w, h): (f32, f32, f32, f32)) -> [f32; 4] {
+    [x, y, w, h]
+}
+
+impl Scene {
+    /// The scene of `app` seen through `view`. `depth` (by particle, in depth colouring) and
+    /// `touching` (in contact colouring) are the colours' inputs.
+    pub fn build(&mut self, app: &App, view: &View, depth: &[u8], touching: &[bool]) {
+        let sim = &app.sim;
+        self.background = BACKGROUND_RGBA;
+        self.floor = Some((xywh(view.rect_to_screen(&sim.config().world)), FLOOR_RGBA));
+        // The quad under the particles, so the ones touching it show on top of it.
+        self.quad_tint = Some((
+            xywh(view.rect_to_screen(&app.probe.rect())),
+            QUAD_FILL.0,
+            QUAD_FILL.1,
+        ));
+        let size = sim.config().particle_size;
+        self.side = view.particle_px(size) as i32;
+        let seen = view.visible_world();
+        self.particles.clear();
+        for (i, p) in sim.particles().iter().enumerate() {
+            if p.x > seen.max_x
+                || p.y > seen.max_y
+                || p.x + size < seen.min_x
+                || p.y + size < seen.min_y
+            {
+                continue;
+            }
+            let color = match app.display.colors {
+                ColorMode::Depth => {
+                    DEPTH_COLORS
+                        [(depth.get(i).copied().unwrap_or(0) as usize).min(DEPTH_COLORS.len() - 1)]
+                }
+                ColorMode::Speed => speed_color(p.vx, p.vy),
+                ColorMode::Contact => {
+                    if touching.get(i).copied().unwrap_or(false) {
+                        TOUCHING
+                    } else {
+                        FREE
+                    }
+                }
+            };
+            let (sx, sy) = view.snap_px(p.x, p.y);
+            self.particles.push((sx, sy, color));
+        }
+        self.tint = VISITED_TINT;
+        self.tints.clear();
+        self.highlights.clear();
+        let report = app.report_shown();
+        if report {
+            // The leaves the walk reached are where it searched; the nodes above them only
+            // led there (and the root, always visited, would tint the whole world).
+            for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
+                self.tints.push(xywh(view.rect_to_screen(rect)));
+            }
+            for &i in app.probe.hits() {
+                if let Some(p) = sim.particles().get(i as usize) {
+                    let (sx, sy) = view.snap_px(p.x, p.y);
+                    self.highlights.push((sx, sy, HIGHLIGHT));
+                }
+            }
+        }
+        self.outlines.clear();
+        let tree = sim.tree();
+        let config = sim.config().tree;
+        if app.display.outlines {
+            let deepest = tree.stats().deepest_level;
+            // Deepest first, so the shallow split lines stay visible on top of the deep ones
+            // that share them.
+            for depth in (0..=deepest).rev() {
+                let color = OUTLINE_COLORS[(depth as usize).min(OUTLINE_COLORS.len() - 1)];
+                for node in tree.nodes().filter(|n| n.depth == depth) {
+                    let b = node_box(view, &node.rect, depth, config.placement, config.max_depth);
+                    self.outlines.push((b, color));
+                }
+            }
+        }
+        if report {
+            for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
+                let b = node_box(view, rect, 0, Placement::Exact, 0);
+                self.outlines.push((b, VISITED_EDGE));
+            }
+        }
+    }
+}
