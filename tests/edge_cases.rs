@@ -922,3 +922,34 @@ fn absurd_reservations_are_errors_not_panics_or_aborts() {
     tree.remove(ids[0]).unwrap();
     tree.validate().unwrap();
 }
+
+/// Trees made 4,181 apart once had generation starts only 457,325 apart, so a slot of one
+/// reused that often handed out the other's handle. Each tree now has its own id in every
+/// handle: no amount of reuse reaches another tree's item.
+#[test]
+fn another_trees_handle_never_reaches_an_item_however_often_a_slot_is_reused() {
+    let w = Rect::new(0.0, 0.0, 10.0, 10.0);
+    let mut a = Quadtree::<u64>::new(w).unwrap();
+    for _ in 1..4181 {
+        Quadtree::<u64>::new(w).unwrap();
+    }
+    let mut b = Quadtree::<u64>::new(w).unwrap();
+    let h = b.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 2).unwrap();
+    for _ in 0..457_325 + 2 {
+        let x = a.insert(Rect::new(5.0, 5.0, 6.0, 6.0), 1).unwrap();
+        assert_ne!(x, h);
+        assert_eq!(a.get(h), None);
+        assert_eq!(a.remove(x), Some(1));
+    }
+    let x = a.insert(Rect::new(5.0, 5.0, 6.0, 6.0), 1).unwrap();
+    assert_eq!(x.index(), h.index());
+    assert_ne!(x, h);
+    assert_eq!(a.get(h), None);
+    assert_eq!(a.rect(h), None);
+    assert_eq!(a.update(h, w), Err(QuadtreeError::StaleId));
+    assert_eq!(a.remove(h), None);
+    assert_eq!(a.get(x), Some(&1));
+    assert_eq!(b.get(h), Some(&2));
+    a.validate().unwrap();
+    b.validate().unwrap();
+}

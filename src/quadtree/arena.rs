@@ -4,7 +4,7 @@
 //! together with the two primitives every mutation uses to move an entry between lists
 //! (`detach`, `attach`) and the subtree counters that drive merging.
 
-use super::{Entry, ItemList, Placement, Quadtree, Rect, MAX_DEPTH};
+use super::{Entry, ItemList, Placement, Quadtree, Rect, TreeId, MAX_DEPTH};
 
 /// Largest item-list reservation made for a new node; see `alloc_children`.
 pub(super) const LIST_RESERVE_CAP: usize = 255;
@@ -32,7 +32,7 @@ pub(super) struct Node<T> {
 }
 
 impl<T> Node<T> {
-    pub(super) fn new(parent: u32, level: u8, cx: u32, cy: u32) -> Self {
+    pub(super) fn new(parent: u32, level: u8, cx: u32, cy: u32, tree: TreeId) -> Self {
         Node {
             parent,
             first_child: NULL,
@@ -41,7 +41,7 @@ impl<T> Node<T> {
             cx,
             cy,
             subtree_len: 0,
-            items: ItemList::default(),
+            items: ItemList::new(tree),
         }
     }
 
@@ -71,7 +71,7 @@ impl<T> Quadtree<T> {
         self.nodes_per_level = [0; MAX_DEPTH as usize + 1];
         self.nodes_per_level[0] = 1;
         self.deepest = 0;
-        self.nodes.push(Node::new(NULL, 0, 0, 0));
+        self.nodes.push(Node::new(NULL, 0, 0, 0, self.tree));
     }
 
     /// Adds `delta` to the subtree counters from `node` up to the root (at most `max_depth + 1`
@@ -101,7 +101,7 @@ impl<T> Quadtree<T> {
             None => {
                 let first = self.nodes.len() as u32;
                 for _ in 0..4 {
-                    self.nodes.push(Node::new(NULL, 0, 0, 0));
+                    self.nodes.push(Node::new(NULL, 0, 0, 0, self.tree));
                 }
                 first
             }
@@ -118,7 +118,7 @@ impl<T> Quadtree<T> {
             // in steady state reuse these lists instead of regrowing them. Capped so that a
             // huge `leaf_capacity` does not reserve memory for every node.
             items.reserve(self.config.leaf_capacity.min(LIST_RESERVE_CAP) + 1);
-            *n = Node::new(parent, level, cx, cy);
+            *n = Node::new(parent, level, cx, cy, self.tree);
             n.items = items;
             self.level_tables[level as usize][((cy << level) | cx) as usize] = first + q;
         }

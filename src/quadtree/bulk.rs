@@ -5,7 +5,7 @@
 //! range of buckets, so the shape of the tree follows from bucket counts, top-down, and each
 //! item is moved exactly once, into its final node.
 
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, MAX_DEPTH, MAX_ITEMS, NULL};
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_DEPTH, MAX_ITEMS, NULL};
 
 /// Reused buffers of the bulk path, so rebuilding every frame allocates nothing.
 #[derive(Debug)]
@@ -111,7 +111,7 @@ impl<T> Quadtree<T> {
         // Stage 1: stage and check everything before touching the tree.
         let mut staging = std::mem::take(&mut self.bulk.staging);
         staging.clear();
-        let placeholder = ItemId {
+        let placeholder = SlotKey {
             index: NULL,
             generation: 0,
         };
@@ -141,8 +141,9 @@ impl<T> Quadtree<T> {
         // Stage 2: handles. Cannot fail now: the room check above bounds the slot table.
         ids.reserve(added);
         for (_, entry) in &mut staging {
-            entry.id = self.alloc_slot()?;
-            ids.push(entry.id);
+            let id = self.alloc_slot()?;
+            entry.id = id.key();
+            ids.push(id);
         }
         self.len += added;
         // Stage 3: everything already stored joins the staging area, and all is placed anew.

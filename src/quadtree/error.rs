@@ -30,7 +30,9 @@ pub enum QuadtreeError {
     /// The handle was removed already, cleared, or belongs to another tree (see
     /// [`ItemId`](crate::ItemId) for how far that is detected).
     StaleId,
-    /// The tree would hold more than [`MAX_ITEMS`](crate::MAX_ITEMS) items.
+    /// The tree would hold more than [`MAX_ITEMS`](crate::MAX_ITEMS) items (or, from
+    /// [`Quadtree::new`](crate::Quadtree::new), the process has used up its `2^64 - 1` tree
+    /// ids).
     Full,
     /// The allocator refused the memory asked for (by [`Quadtree::reserve`](crate::Quadtree::reserve)
     /// or [`Quadtree::with_capacity`](crate::Quadtree::with_capacity)).

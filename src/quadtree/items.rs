@@ -14,7 +14,7 @@
 use std::ops::{ControlFlow, Deref};
 
 use super::simd::{self, Avx};
-use super::{Entry, ItemId, ItemRef, Rect};
+use super::{Entry, ItemId, ItemRef, Rect, TreeId};
 
 /// Rectangles per block: one 256-bit AVX register per edge, or two SSE registers.
 const W: usize = 8;
@@ -74,14 +74,13 @@ pub(super) struct ItemList<T> {
     entries: Vec<Entry<T>>,
     /// `lanes[p / W]`, lane `p % W`, is the rectangle of `entries[p]`.
     lanes: Vec<Lanes>,
+    /// The tree's id, which the entries leave out of their handles.
+    tree: TreeId,
 }
 
 impl<T> Default for ItemList<T> {
     fn default() -> Self {
-        ItemList {
-            entries: Vec::new(),
-            lanes: Vec::new(),
-        }
+        Self::new(TreeId::NONE)
     }
 }
 
@@ -94,6 +93,20 @@ impl<T> Deref for ItemList<T> {
 }
 
 impl<T> ItemList<T> {
+    /// An empty list of the tree `tree`.
+    pub(super) fn new(tree: TreeId) -> Self {
+        ItemList {
+            entries: Vec::new(),
+            lanes: Vec::new(),
+            tree,
+        }
+    }
+
+    /// The tree whose handles this list hands out.
+    pub(super) fn tree(&self) -> TreeId {
+        self.tree
+    }
+
     pub(super) fn push(&mut self, rect: Rect, entry: Entry<T>) {
         let p = self.entries.len();
         if p % W == 0 {
@@ -125,7 +138,7 @@ impl<T> ItemList<T> {
     pub(super) fn item(&self, pos: usize) -> ItemRef<'_, T> {
         let e = &self.entries[pos];
         ItemRef {
-            id: e.id,
+            id: e.id.handle(self.tree),
             rect: self.lanes[pos / W].get(pos % W),
             value: &e.value,
         }
@@ -315,7 +328,7 @@ impl<T> ItemList<T> {
                 mask &= mask - 1;
                 let e = &self.entries[(first + b) * W + k];
                 let item = ItemRef {
-                    id: e.id,
+                    id: e.id.handle(self.tree),
                     rect: lanes.get(k),
                     value: &e.value,
                 };
@@ -380,7 +393,7 @@ impl<T> ItemList<T> {
             while mask != 0 {
                 let k = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
-                out.push(self.entries[b * W + k].id);
+                out.push(self.entries[b * W + k].id.handle(self.tree));
             }
         }
     }
@@ -432,7 +445,7 @@ mod tests {
         let mut items = ItemList::default();
         let mut rects = Vec::new();
         for value in 0..n {
-            let id = ItemId {
+            let id = crate::quadtree::SlotKey {
                 index: value as u32,
                 generation: 0,
             };

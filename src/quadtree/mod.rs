@@ -93,7 +93,7 @@ mod validate;
 use arena::{Node, NULL};
 use items::ItemList;
 use placement::CellRange;
-use slots::{end_generation, new_tree_tag, Entry, Slot, RETIRED};
+use slots::{end_generation, Entry, Slot, SlotKey, TreeId, RETIRED};
 
 pub use config::{Config, Placement, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY};
 pub use error::QuadtreeError;
@@ -187,8 +187,8 @@ pub struct Quadtree<T> {
     nodes_per_level: [u32; MAX_DEPTH as usize + 1],
     deepest: u8,
     slots: Vec<Slot>,
-    /// First generation of every slot: sets this tree's handles apart from other trees'.
-    tag: u32,
+    /// Sets this tree's handles apart from every other tree's.
+    tree: TreeId,
     free_slot: u32,
     len: usize,
     /// Reused work list for splits, merges and bulk placement.
@@ -218,7 +218,8 @@ impl<T> Quadtree<T> {
     ///
     /// # Errors
     /// [`QuadtreeError::InvalidWorld`] for a world [`new`](Self::new) refuses, and the errors
-    /// of [`Config::check`].
+    /// of [`Config::check`]. [`QuadtreeError::Full`] once the process has made `2^64 - 1`
+    /// trees (each takes a new id: at one tree a nanosecond, after 584 years).
     ///
     /// ```
     /// use quadstress::{Config, Quadtree, QuadtreeError, Rect};
@@ -238,6 +239,7 @@ impl<T> Quadtree<T> {
             return Err(QuadtreeError::InvalidWorld);
         }
         config.check()?;
+        let tree = TreeId::next().ok_or(QuadtreeError::Full)?;
         let mut tree = Quadtree {
             world,
             config,
@@ -252,7 +254,7 @@ impl<T> Quadtree<T> {
             nodes_per_level: [0; MAX_DEPTH as usize + 1],
             deepest: 0,
             slots: Vec::new(),
-            tag: new_tree_tag(),
+            tree,
             free_slot: NULL,
             len: 0,
             scratch: Vec::new(),
@@ -412,7 +414,14 @@ impl<T> Quadtree<T> {
         rect.check()?;
         let id = self.alloc_slot()?;
         let node = self.node_for(self.place_of(&rect));
-        self.attach(node, rect, Entry { id, value });
+        self.attach(
+            node,
+            rect,
+            Entry {
+                id: id.key(),
+                value,
+            },
+        );
         self.len += 1;
         self.add_to_path(node, 1);
         self.split_if_full(node);
@@ -502,7 +511,7 @@ impl<T> Quadtree<T> {
             let reusable = match slot.node {
                 RETIRED => false,
                 NULL => true,
-                _ => end_generation(slot, self.tag),
+                _ => end_generation(slot),
             };
             if reusable {
                 slot.pos = self.free_slot;

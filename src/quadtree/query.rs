@@ -408,7 +408,7 @@ impl<T> Quadtree<T> {
                 // Most candidates lose to the k-th best: a comparison of squares sorts them
                 // out before any square root.
                 if d2 <= best.bar {
-                    best.offer(Candidate(d2.sqrt() as f32, e.id));
+                    best.offer(Candidate(d2.sqrt() as f32, e.id.handle(self.tree)));
                 }
             });
             if node.is_leaf() {

@@ -1,60 +1,91 @@
-//! Handles and the slot table. An [`ItemId`] is a slot index plus a generation; the slot says
-//! which node holds the item and where in its list. Freed slots form a free chain threaded
-//! through `pos`, and a slot's generation moves on when its item goes, so a stale handle is
-//! recognised in O(1) and never reaches a later item (a slot whose generation would come back
-//! to where it started is retired for good).
+//! Handles and the slot table. An [`ItemId`] is a slot index, a generation and the id of the
+//! tree that made it; the slot says which node holds the item and where in its list. Freed
+//! slots form a free chain threaded through `pos`, and a slot's generation moves on when its
+//! item goes, so a stale handle is recognised in O(1) and never reaches a later item (a slot
+//! whose generation would come back to where it started is retired for good).
 //!
-//! Each tree starts its generations at its own tag, spread over the `u32` range, so a handle
-//! from another tree carries a generation this tree's slot does not have: it is refused like
-//! a stale one, at no cost in handle size.
+//! Each tree takes the next value of a process-wide 64-bit count as its id, and every access
+//! compares the handle's tree id with the tree's: a handle from another tree is refused
+//! whatever its index and generation.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Quadtree, QuadtreeError, Rect, NULL};
 
-/// The first generation of every slot of a new tree: consecutive trees get tags about
-/// `0.62 * 2^32` apart (golden-ratio steps), so any two trees' tags stay far apart and a slot
-/// would have to be reused some billions of times before one tree's generation reaches
-/// another's.
-pub(super) fn new_tree_tag() -> u32 {
-    static TREES: AtomicU32 = AtomicU32::new(0);
-    TREES
-        .fetch_add(1, Ordering::Relaxed)
-        .wrapping_mul(0x9E37_79B9)
+/// The tree a handle belongs to: unique among all trees of a process. Kept as two `u32`
+/// halves (high first, so that the derived order is the number's) so that handles stay
+/// 4-byte aligned, 16 bytes. The item lists leave it out of their entries ([`SlotKey`]).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct TreeId([u32; 2]);
+
+impl TreeId {
+    /// Belongs to no tree: handles being staged before they get their slot.
+    pub(super) const NONE: TreeId = TreeId([0, 0]);
+
+    /// A new tree's id, never handed out before in this process; `None` once `2^64 - 1` ids
+    /// are used up (at one tree a nanosecond, after 584 years).
+    pub(super) fn next() -> Option<TreeId> {
+        static TREES: AtomicU64 = AtomicU64::new(1);
+        let id = TREES
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+            .ok()?;
+        Some(TreeId([(id >> 32) as u32, id as u32]))
+    }
+}
+
+impl fmt::Debug for TreeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", u64::from(self.0[0]) << 32 | u64::from(self.0[1]))
+    }
 }
 
 /// `Slot::node` of a slot whose generation ran out: never handed out again.
 pub(super) const RETIRED: u32 = u32::MAX - 1;
 
-/// A handle to an item of a [`Quadtree`]: a slot index plus a generation.
+/// A handle to an item of a [`Quadtree`]: a slot index, a generation and the tree's id
+/// (16 bytes).
 ///
 /// Handles stay valid while the item lives, whatever moves, splits, merges or
 /// [`Quadtree::set_config`] rebuilds happen. Once the item is removed (or the tree cleared)
 /// the slot's generation moves on, so the old handle is recognised as stale and can never
-/// reach an item inserted later into the same slot.
+/// reach an item inserted later into the same slot: a slot whose generation would wrap
+/// around to its first value (after `2^32 - 1` items have lived in it) is retired instead.
 ///
-/// A handle from another tree is refused too: each tree numbers its generations from its own
-/// starting point, far from every other tree's. This is a strong safeguard, not a proof: the
-/// two trees' generations of one slot could only meet after that slot had been reused about
-/// a billion times or more, and a process that makes more than 2^32 trees reuses starting
-/// points.
+/// A handle from another tree is refused too, on every access: each tree has an id that no
+/// other tree of the process shares (a 64-bit count, see [`QuadtreeError::Full`]), and the
+/// handle carries it.
 ///
 /// ```
 /// use quadstress::{Quadtree, Rect};
 /// let mut a = Quadtree::new(Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
 /// let mut b = Quadtree::new(Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
+/// // The same slot and generation in both trees: only the tree ids differ.
 /// let in_a = a.insert(Rect::new(0.0, 0.0, 0.5, 0.5), 'a').unwrap();
-/// b.insert(Rect::new(0.0, 0.0, 0.5, 0.5), 'b').unwrap();
+/// let in_b = b.insert(Rect::new(0.0, 0.0, 0.5, 0.5), 'b').unwrap();
+/// assert_eq!(in_a.index(), in_b.index());
 /// assert_eq!(b.get(in_a), None);
 /// assert_eq!(b.remove(in_a), None);
+/// assert_eq!(b.get(in_b), Some(&'b'));
+/// assert_eq!(std::mem::size_of::<quadstress::ItemId>(), 16);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ItemId {
     pub(super) index: u32,
     pub(super) generation: u32,
+    pub(super) tree: TreeId,
 }
 
 impl ItemId {
+    /// The slot and generation, as the tree's lists store them.
+    #[inline]
+    pub(super) fn key(self) -> SlotKey {
+        SlotKey {
+            index: self.index,
+            generation: self.generation,
+        }
+    }
+
     /// The slot index: dense, below the largest number of items ever held at once.
     /// Useful to index side tables.
     ///
@@ -87,11 +118,31 @@ impl<T> Clone for ItemRef<'_, T> {
 }
 impl<T> Copy for ItemRef<'_, T> {}
 
+/// A handle without its tree id: what the item lists store, since every item of a tree has
+/// the same one (the lists stay as small as they were before handles named their tree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct SlotKey {
+    pub(super) index: u32,
+    pub(super) generation: u32,
+}
+
+impl SlotKey {
+    /// The full handle, for the tree `tree`.
+    #[inline(always)]
+    pub(super) fn handle(self, tree: TreeId) -> ItemId {
+        ItemId {
+            index: self.index,
+            generation: self.generation,
+            tree,
+        }
+    }
+}
+
 /// One stored item, kept inside its node's list so that queries scan contiguous memory. Its
 /// rectangle lives beside it, in the list's blocks.
 #[derive(Debug)]
 pub(super) struct Entry<T> {
-    pub(super) id: ItemId,
+    pub(super) id: SlotKey,
     pub(super) value: T,
 }
 
@@ -106,12 +157,12 @@ pub(super) struct Slot {
 }
 
 /// Ends the life of an item's slot: the next generation makes old handles stale. A slot whose
-/// next generation would be its first again (`tag`, after 2^32 - 1 lives) is retired
-/// instead, so no handle can ever come back to life. Returns whether the slot may be reused
-/// (the caller threads it into the free chain).
-pub(super) fn end_generation(slot: &mut Slot, tag: u32) -> bool {
+/// next generation would be its first again (0, after 2^32 - 1 lives) is retired instead, so
+/// no handle can ever come back to life. Returns whether the slot may be reused (the caller
+/// threads it into the free chain).
+pub(super) fn end_generation(slot: &mut Slot) -> bool {
     let next = slot.generation.wrapping_add(1);
-    if next == tag {
+    if next == 0 {
         slot.node = RETIRED;
         slot.pos = NULL;
         return false;
@@ -125,7 +176,8 @@ impl<T> Quadtree<T> {
     #[inline]
     pub(super) fn live_slot(&self, id: ItemId) -> Option<Slot> {
         let slot = *self.slots.get(id.index as usize)?;
-        (slot.generation == id.generation && slot.node < RETIRED).then_some(slot)
+        (slot.generation == id.generation && id.tree == self.tree && slot.node < RETIRED)
+            .then_some(slot)
     }
 
     pub(super) fn alloc_slot(&mut self) -> Result<ItemId, QuadtreeError> {
@@ -136,24 +188,26 @@ impl<T> Quadtree<T> {
             return Ok(ItemId {
                 index,
                 generation: slot.generation,
+                tree: self.tree,
             });
         }
         if self.slots.len() >= super::MAX_ITEMS {
             return Err(QuadtreeError::Full);
         }
         self.slots.push(Slot {
-            generation: self.tag,
+            generation: 0,
             node: NULL,
             pos: NULL,
         });
         Ok(ItemId {
             index: self.slots.len() as u32 - 1,
-            generation: self.tag,
+            generation: 0,
+            tree: self.tree,
         })
     }
 
     pub(super) fn free_slot(&mut self, index: u32) {
-        if end_generation(&mut self.slots[index as usize], self.tag) {
+        if end_generation(&mut self.slots[index as usize]) {
             self.slots[index as usize].pos = self.free_slot;
             self.free_slot = index;
         }

@@ -204,7 +204,7 @@ mod tests {
                 .collect();
             let mut rng = oracle::TestRng::new(7);
             let mut model = Vec::new();
-            // Each tree has its own handles (trees tag their generations apart).
+            // Each tree has its own handles (each carries its tree's id).
             let mut ids = vec![Vec::new(); trees.len()];
             for i in 0..6_000u32 {
                 let r = Rect::from_min_size(rng.range(0.0, 199.0), rng.range(0.0, 199.0), 1.0, 1.0);

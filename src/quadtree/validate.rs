@@ -74,6 +74,10 @@ impl<T> Quadtree<T> {
             reached[n as usize] = true;
             let node = &self.nodes[n as usize];
             ensure!(node.live, "reachable node {n} is marked free");
+            ensure!(
+                node.items.tree() == self.tree,
+                "node {n}'s items would hand out another tree's handles"
+            );
             ensure!(node.level <= depth, "node {n} deeper than max_depth");
             per_level[node.level as usize] += 1;
             let table = &self.level_tables[node.level as usize];
