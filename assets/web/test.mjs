@@ -165,6 +165,8 @@ async function scriptedRun(context, base) {
         count === field(scripted, "brute force:") && scripted.includes("(agrees)"),
         scripted,
     );
+    const renderer = await waitForLine(log, "renderer:");
+    check("WebGL1 draws through the canvas", renderer.startsWith("renderer: canvas ("), renderer);
     const summary = await waitForLine(log, "frame_time.median:");
     check(
         "the canvas has the keyboard focus on load",
