@@ -260,10 +260,12 @@ async fn run(mut app: App, mut args: Args) {
         }
         // The frame's steps: in line, or on the step thread while the frame is shown.
         stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
-        slept = platform::pace(frame_start);
         let present_start = platform::now_seconds();
         next_frame().await;
         present = platform::now_seconds() - present_start;
+        // Paced after the frame is shown, so that showing it counts towards the frame's
+        // 1/60 s instead of coming on top of it.
+        slept = platform::pace(frame_start);
     }
 }
 
