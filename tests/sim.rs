@@ -590,3 +590,51 @@ fn a_slow_machine_slows_the_world_down_instead_of_spiralling() {
     assert!(!clock.behind());
     assert!((clock.speed() - 1.0).abs() < 1e-6, "{}", clock.speed());
 }
+
+/// Bytes of RAM plus swap (Linux), when the kernel refuses any single allocation larger than
+/// that (`vm.overcommit_memory` 0, the default heuristic, or 2); `None` elsewhere.
+fn refused_above() -> Option<u64> {
+    let mode = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").ok()?;
+    if mode.trim() == "1" {
+        return None;
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = |key: &str| -> Option<u64> {
+        let line = meminfo.lines().find(|l| l.starts_with(key))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    Some((kib("MemTotal:")? + kib("SwapTotal:")?) * 1024)
+}
+
+/// A burst the machine cannot hold is refused up front with nothing spawned, instead of
+/// spawning for minutes and then aborting on a failed allocation.
+#[test]
+fn a_burst_the_machine_cannot_hold_is_refused_before_spawning() {
+    let n = quadstress::sim::MAX_PARTICLES;
+    let need = n as u64 * std::mem::size_of::<quadstress::sim::Particle>() as u64;
+    let Some(limit) = refused_above() else {
+        eprintln!("skipped: this kernel may grant any allocation");
+        return;
+    };
+    if need <= limit {
+        eprintln!("skipped: {need} bytes of particles fit in this machine's {limit}");
+        return;
+    }
+    let mut sim = Simulation::new(SimConfig {
+        max_particles: n,
+        ..small(3)
+    })
+    .unwrap();
+    sim.spawn_burst(10).unwrap();
+    assert_eq!(
+        sim.spawn_burst(n),
+        Err(SimError::Tree(quadstress::QuadtreeError::OutOfMemory))
+    );
+    assert_eq!(
+        sim.spawn_stream(10.0, 10.0, n, 5.0, 5.0),
+        Err(SimError::Tree(quadstress::QuadtreeError::OutOfMemory))
+    );
+    assert_eq!(sim.len(), 10);
+    sim.step(1.0 / 60.0).unwrap();
+    sim.tree().validate().unwrap();
+}

@@ -3,7 +3,7 @@
 use rand::RngExt;
 
 use super::{Particle, SimError, Simulation};
-use crate::Rect;
+use crate::{QuadtreeError, Rect};
 
 impl Simulation {
     fn add(&mut self, x: f32, y: f32, vx: f32, vy: f32) -> Result<(), SimError> {
@@ -17,6 +17,17 @@ impl Simulation {
         let id = self.tree.insert(Rect::new(x, y, x + s, y + s), index)?;
         self.particles.push(Particle { x, y, vx, vy });
         self.ids.push(id);
+        Ok(())
+    }
+
+    /// Room for `n` more particles in the per-particle buffers and the tree, asked of the
+    /// allocator before any is spawned: a count the machine cannot hold is refused at once
+    /// instead of ending the process on a failed allocation part-way through.
+    fn reserve_for(&mut self, n: usize) -> Result<(), SimError> {
+        let refused = |_| SimError::Tree(QuadtreeError::OutOfMemory);
+        self.particles.try_reserve(n).map_err(refused)?;
+        self.ids.try_reserve(n).map_err(refused)?;
+        self.tree.reserve(n)?;
         Ok(())
     }
 
@@ -43,7 +54,8 @@ impl Simulation {
     ///
     /// # Errors
     /// [`SimError::CapReached`] if the cap cuts the burst short; the particles that fit were
-    /// added.
+    /// added. `SimError::Tree(QuadtreeError::OutOfMemory)` if the allocator refuses room for
+    /// the particles that fit; none is added then.
     ///
     /// ```
     /// use quadstress::sim::{SimConfig, SimError, Simulation};
@@ -55,11 +67,8 @@ impl Simulation {
     pub fn spawn_burst(&mut self, n: usize) -> Result<usize, SimError> {
         let (fits, err) = self.room_for(n);
         let w = self.config.world;
-        // Room for what is spawned, never for the whole request up front: with a high cap,
-        // a huge request grows the buffers as particles arrive.
-        let ahead = fits.min(1 << 16);
-        self.particles.reserve(ahead);
-        self.ids.reserve(ahead);
+        // Room for what is spawned, never for what the cap refuses.
+        self.reserve_for(fits)?;
         for _ in 0..fits {
             let x = self.rng.random_range(w.min_x..=self.wall_x);
             let y = self.rng.random_range(w.min_y..=self.wall_y);
@@ -77,7 +86,8 @@ impl Simulation {
     ///
     /// # Errors
     /// [`SimError::NonFinite`] for a bad point, spread or speed (nothing added);
-    /// [`SimError::CapReached`] as for [`spawn_burst`](Self::spawn_burst).
+    /// [`SimError::CapReached`] and a refused allocation as for
+    /// [`spawn_burst`](Self::spawn_burst).
     ///
     /// ```
     /// use quadstress::sim::{SimConfig, Simulation};
@@ -102,6 +112,7 @@ impl Simulation {
         let spread = spread.abs().min(w.width().max(w.height()));
         let speed = speed.abs().min(self.speed_limit);
         let (fits, err) = self.room_for(n);
+        self.reserve_for(fits)?;
         for _ in 0..fits {
             let px = x + self.rng.random_range(-spread..=spread);
             let py = y + self.rng.random_range(-spread..=spread);
