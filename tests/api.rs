@@ -207,3 +207,144 @@ fn callbacks_stop_with_a_value() {
         assert!(matches!(first, Ok(ControlFlow::Break(r)) if r.intersects_circle(x, y, 5.0)));
     }
 }
+
+/// `iter_rect` finds the oracle's items with their stored rectangles and payloads; a clone of
+/// a half-used iterator yields the same rest; a bad query is refused.
+#[test]
+fn the_region_iterator_finds_what_brute_force_finds() {
+    for placement in PLACEMENTS {
+        let (tree, items) = random_tree(placement, 800, 7);
+        let mut rng = TestRng::new(8);
+        let mut total = 0;
+        for q in queries(&mut rng) {
+            let mut iter = tree.iter_rect(&q).unwrap();
+            let head: Vec<u32> = iter.by_ref().take(3).map(|item| *item.value).collect();
+            let rest_again: Vec<u32> = iter.clone().map(|item| *item.value).collect();
+            let rest: Vec<u32> = iter.map(|item| *item.value).collect();
+            assert_eq!(rest, rest_again);
+            let found = sorted(head.into_iter().chain(rest).collect());
+            assert_eq!(found, oracle::query_rect(&items, &q), "{placement:?} {q:?}");
+            total += found.len();
+            for item in tree.iter_rect(&q).unwrap() {
+                assert_eq!(items[*item.value as usize].1, item.rect);
+                assert_eq!(tree.get(item.id), Some(item.value));
+            }
+        }
+        assert!(total > 100, "the queries found too little to test: {total}");
+        let everything = Rect::new(-10.0, -10.0, 110.0, 110.0);
+        assert_eq!(tree.iter_rect(&everything).unwrap().count(), items.len());
+        let mut done = tree.iter_rect(&everything).unwrap();
+        done.by_ref().for_each(drop);
+        assert!(done.next().is_none(), "fused");
+        for bad in [
+            Rect::new(f32::NAN, 0.0, 1.0, 1.0),
+            Rect::new(0.0, 0.0, f32::INFINITY, 1.0),
+            Rect::new(2.0, 0.0, 1.0, 1.0),
+        ] {
+            assert!(tree.iter_rect(&bad).is_err());
+        }
+    }
+}
+
+/// `for_each_in_rect_mut` changes exactly the payloads of the oracle's items, `iter_mut`
+/// every payload once, and neither moves anything.
+#[test]
+fn mutable_walks_change_exactly_their_payloads() {
+    for placement in PLACEMENTS {
+        let (mut tree, items) = random_tree(placement, 800, 9);
+        let mut want: Vec<u32> = items.iter().map(|&(v, _)| v).collect();
+        let ids: Vec<(u32, ItemId)> = {
+            let mut v: Vec<_> = tree.iter().map(|item| (*item.value, item.id)).collect();
+            v.sort_unstable();
+            v
+        };
+        // Payloads become `original + 1000 * hits`, so every change is seen.
+        let mut rng = TestRng::new(10);
+        for q in queries(&mut rng) {
+            let flow = tree
+                .for_each_in_rect_mut(&q, |item| {
+                    assert_eq!(item.rect, items[(*item.value % 1000) as usize].1);
+                    *item.value += 1000;
+                    ControlFlow::<()>::Continue(())
+                })
+                .unwrap();
+            assert_eq!(flow, ControlFlow::Continue(()));
+            for k in oracle::query_rect(&items, &q) {
+                want[k as usize] += 1000;
+            }
+        }
+        for &(k, id) in &ids {
+            assert_eq!(tree.get(id), Some(&want[k as usize]), "item {k}");
+            assert_eq!(tree.rect(id), Some(items[k as usize].1));
+        }
+        assert_eq!(tree.iter_mut().len(), items.len());
+        for item in &mut tree {
+            *item.value += 1;
+        }
+        for &(k, id) in &ids {
+            assert_eq!(tree.get(id), Some(&(want[k as usize] + 1)));
+        }
+        tree.validate().unwrap();
+        // Breaking stops at once: one payload changed.
+        let everything = Rect::new(-10.0, -10.0, 110.0, 110.0);
+        let flow = tree.for_each_in_rect_mut(&everything, |item| {
+            *item.value = u32::MAX;
+            ControlFlow::Break(item.id)
+        });
+        let Ok(ControlFlow::Break(id)) = flow else {
+            panic!("did not stop: {flow:?}");
+        };
+        assert_eq!(tree.get(id), Some(&u32::MAX));
+        assert_eq!(tree.iter().filter(|i| *i.value == u32::MAX).count(), 1);
+        let before: Vec<u32> = tree.iter().map(|i| *i.value).collect();
+        let bad = Rect::new(0.0, 0.0, f32::NAN, 1.0);
+        assert!(tree
+            .for_each_in_rect_mut(&bad, |item| {
+                *item.value = 0;
+                ControlFlow::<()>::Continue(())
+            })
+            .is_err());
+        assert_eq!(tree.iter().map(|i| *i.value).collect::<Vec<_>>(), before);
+    }
+}
+
+/// A clone answers every query as the original, keeps its handles, validates, and lives on
+/// its own: changing one changes nothing in the other.
+#[test]
+fn a_clone_is_an_independent_snapshot() {
+    for placement in PLACEMENTS {
+        let (mut tree, _) = random_tree(placement, 800, 11);
+        // Churn first, so the clone copies freed nodes and free slots too.
+        let ids: Vec<ItemId> = tree.iter().map(|item| item.id).collect();
+        for &id in ids.iter().step_by(3) {
+            tree.remove(id).unwrap();
+        }
+        let live: Vec<(u32, Rect)> = tree.iter().map(|i| (*i.value, i.rect)).collect();
+        let copy = tree.clone();
+        copy.validate().unwrap();
+        assert_eq!(copy.stats(), tree.stats());
+        let mut a: Vec<_> = tree.iter().map(|i| (i.id, i.rect, *i.value)).collect();
+        let mut b: Vec<_> = copy.iter().map(|i| (i.id, i.rect, *i.value)).collect();
+        a.sort_by_key(|e| e.0);
+        b.sort_by_key(|e| e.0);
+        assert_eq!(a, b);
+        let mut p = Vec::new();
+        copy.pairs(&mut p);
+        assert_eq!(p.len(), oracle::pairs(&live).len());
+        // Change the original: the copy keeps the old state, and the reverse.
+        for &id in ids.iter().skip(1).step_by(3) {
+            tree.update(id, Rect::new(1.0, 1.0, 2.0, 2.0)).unwrap();
+        }
+        let fresh = tree.insert(Rect::new(5.0, 5.0, 6.0, 6.0), 7777).unwrap();
+        tree.validate().unwrap();
+        for &(id, rect, v) in &b {
+            assert_eq!((copy.rect(id), copy.get(id)), (Some(rect), Some(&v)));
+        }
+        assert_eq!(copy.len(), live.len());
+        let mut copy = copy;
+        copy.clear();
+        assert!(copy.is_empty());
+        assert_eq!(tree.get(fresh), Some(&7777));
+        assert_eq!(tree.len(), live.len() + 1);
+    }
+}

@@ -42,6 +42,13 @@ enum Op {
     SetConfig(usize, u8, bool),
     /// Bulk insert; `bad` puts a NaN rectangle last, which must refuse the whole batch.
     InsertMany(Vec<Rect>, bool),
+    /// Adds the number to the payload of every item in the rectangle (`for_each_in_rect_mut`).
+    MutateRect(Rect, u32),
+    /// Adds the number to every payload (`iter_mut`).
+    MutateAll(u32),
+    /// Keeps a clone of the tree; `Restore` puts the last one back.
+    Snapshot,
+    Restore,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -52,6 +59,10 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Clear),
         2 => (1usize..6, 0u8..7, any::<bool>()).prop_map(|(c, d, l)| Op::SetConfig(c, d, l)),
         3 => (prop::collection::vec(rect(), 0..40), prop::bool::weighted(0.2)).prop_map(|(v, b)| Op::InsertMany(v, b)),
+        3 => (rect(), 1u32..1000).prop_map(|(r, k)| Op::MutateRect(r, k)),
+        1 => (1u32..1000).prop_map(Op::MutateAll),
+        2 => Just(Op::Snapshot),
+        2 => Just(Op::Restore),
     ]
 }
 
@@ -86,11 +97,15 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
     match *probe {
         Probe::Rect(q) => {
             tree.query_rect(&q, &mut got).unwrap();
-            assert_eq!(
-                sorted(got),
-                oracle::query_rect(&items, &q),
-                "rect query {q:?}"
-            );
+            let want = oracle::query_rect(&items, &q);
+            assert_eq!(sorted(got), want, "rect query {q:?}");
+            // The iterator form: the same items, each with its stored rectangle and payload.
+            let mut iterated = Vec::new();
+            for item in tree.iter_rect(&q).unwrap() {
+                assert_eq!((item.rect, *item.value), model[&item.id], "iter_rect {q:?}");
+                iterated.push(item.id);
+            }
+            assert_eq!(sorted(iterated), want, "iter_rect {q:?}");
         }
         Probe::Point(x, y) => {
             tree.query_point(x, y, &mut got).unwrap();
@@ -230,6 +245,7 @@ fn run_case(
         .unwrap();
         let mut model: HashMap<ItemId, (Rect, u32)> = HashMap::new();
         let mut dead: Vec<ItemId> = Vec::new();
+        let mut snapshot = None;
         let mut next_value = 0u32;
         for (op, probe) in ops {
             match op {
@@ -307,6 +323,59 @@ fn run_case(
                             );
                         }
                         next_value += rects.len() as u32;
+                    }
+                }
+                Op::MutateRect(r, k) => {
+                    let r = moved(r, off);
+                    let mut seen = 0;
+                    let flow = tree
+                        .for_each_in_rect_mut(&r, |item| {
+                            assert_eq!(item.rect, model[&item.id].0);
+                            *item.value = item.value.wrapping_add(k);
+                            seen += 1;
+                            ControlFlow::<()>::Continue(())
+                        })
+                        .unwrap();
+                    prop_assert_eq!(flow, ControlFlow::Continue(()));
+                    let items: Vec<(ItemId, Rect)> =
+                        model.iter().map(|(id, (r, _))| (*id, *r)).collect();
+                    let hit = oracle::query_rect(&items, &r);
+                    prop_assert_eq!(seen, hit.len(), "each item in the rectangle once");
+                    for id in hit {
+                        let v = &mut model.get_mut(&id).unwrap().1;
+                        *v = v.wrapping_add(k);
+                    }
+                }
+                Op::MutateAll(k) => {
+                    let mut seen = 0;
+                    for item in tree.iter_mut() {
+                        prop_assert_eq!(item.rect, model[&item.id].0);
+                        *item.value = item.value.wrapping_add(k);
+                        seen += 1;
+                    }
+                    prop_assert_eq!(seen, model.len());
+                    for (_, v) in model.values_mut() {
+                        *v = v.wrapping_add(k);
+                    }
+                }
+                Op::Snapshot => {
+                    let copy = tree.clone();
+                    if let Err(e) = copy.validate() {
+                        return Err(TestCaseError::fail(format!("clone: {e}")));
+                    }
+                    check_queries(&copy, &model, &moved_probe(probe.clone(), off));
+                    snapshot = Some((copy, model.clone(), dead.clone()));
+                }
+                Op::Restore => {
+                    // The snapshot stays, so it can be restored again: the restored tree is a
+                    // clone of it, and handles of the snapshot's items work in it.
+                    if let Some((copy, m, d)) = &snapshot {
+                        tree = copy.clone();
+                        model = m.clone();
+                        dead = d.clone();
+                        for (&id, &(r, v)) in &model {
+                            prop_assert_eq!((tree.rect(id), tree.get(id)), (Some(r), Some(&v)));
+                        }
                     }
                 }
             }

@@ -15,7 +15,7 @@ pub(super) const NULL: u32 = u32::MAX;
 /// A node of the arena. Children are allocated as a block of four consecutive nodes, so a
 /// node needs one link to reach all of them; quadrant `q` is `first_child + q` with
 /// `q = (x bit) | (y bit) << 1`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Node<T> {
     pub(super) parent: u32,
     /// First of four children, or NULL for a leaf.

@@ -14,10 +14,10 @@
 use std::ops::{ControlFlow, Deref};
 
 use super::simd::{self, Avx};
-use super::{Entry, ItemId, ItemRef, Rect, TreeId};
+use super::{Entry, ItemId, ItemMut, ItemRef, Rect, TreeId};
 
 /// Rectangles per block: one 256-bit AVX register per edge, or two SSE registers.
-const W: usize = 8;
+pub(super) const W: usize = 8;
 
 /// Eight rectangles, one array per edge. A lane without an item holds [`Lanes::EMPTY`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,13 +69,49 @@ impl Lanes {
 /// The items of one node. Reads of handles and payloads go through `Deref` to the entry
 /// slice, rectangles through [`rect`](Self::rect); every change goes through a method here,
 /// which keeps the lanes in step with the entries.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct ItemList<T> {
     entries: Vec<Entry<T>>,
     /// `lanes[p / W]`, lane `p % W`, is the rectangle of `entries[p]`.
     lanes: Vec<Lanes>,
     /// The tree's id, which the entries leave out of their handles.
     tree: TreeId,
+}
+
+/// The entries of one list with their rectangles, payloads mutable; see
+/// [`ItemList::entries_mut`].
+pub(super) struct EntriesMut<'a, T> {
+    entries: std::slice::IterMut<'a, Entry<T>>,
+    lanes: &'a [Lanes],
+    pos: usize,
+    tree: TreeId,
+}
+
+impl<T> Default for EntriesMut<'_, T> {
+    fn default() -> Self {
+        EntriesMut {
+            entries: Default::default(),
+            lanes: &[],
+            pos: 0,
+            tree: TreeId::NONE,
+        }
+    }
+}
+
+impl<'a, T> Iterator for EntriesMut<'a, T> {
+    type Item = ItemMut<'a, T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<ItemMut<'a, T>> {
+        let e = self.entries.next()?;
+        let rect = self.lanes[self.pos / W].get(self.pos % W);
+        self.pos += 1;
+        Some(ItemMut {
+            id: e.id.handle(self.tree),
+            rect,
+            value: &mut e.value,
+        })
+    }
 }
 
 impl<T> Default for ItemList<T> {
@@ -396,6 +432,52 @@ impl<T> ItemList<T> {
                 out.push(self.entries[b * W + k].id.handle(self.tree));
             }
         }
+    }
+
+    /// Blocks of `W` rectangles: entry `p` is in block `p / W`.
+    #[inline]
+    pub(super) fn block_count(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// Bit `k` set when entry `b * W + k` intersects `r` (closed): the block test, one block
+    /// at a time, for the iterators.
+    #[inline]
+    pub(super) fn block_hits(&self, b: usize, r: &Rect) -> u32 {
+        self.lanes[b].hits(r)
+    }
+
+    /// Every entry with its rectangle and its payload mutable, in list order.
+    pub(super) fn entries_mut(&mut self) -> EntriesMut<'_, T> {
+        EntriesMut {
+            entries: self.entries.iter_mut(),
+            lanes: &self.lanes,
+            pos: 0,
+            tree: self.tree,
+        }
+    }
+
+    /// Calls `f` with every entry whose rectangle intersects `r` (closed), its payload
+    /// mutable, until `f` returns `Break`.
+    pub(super) fn for_each_hit_mut<B, F>(&mut self, r: &Rect, mut f: F) -> ControlFlow<B>
+    where
+        F: FnMut(ItemMut<'_, T>) -> ControlFlow<B>,
+    {
+        let tree = self.tree;
+        for (b, lanes) in self.lanes.iter().enumerate() {
+            let mut mask = lanes.hits(r);
+            while mask != 0 {
+                let k = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let e = &mut self.entries[b * W + k];
+                f(ItemMut {
+                    id: e.id.handle(tree),
+                    rect: lanes.get(k),
+                    value: &mut e.value,
+                })?;
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// Whether there is one block per eight entries, with empty lanes past the last entry.

@@ -7,7 +7,8 @@
 //! what makes insert, remove and move cheap. Each node keeps its items in a list of blocks of
 //! rectangles that the scans test several at a time (`items`).
 //!
-//! This file holds the [`Quadtree`] type and its public mutations; each concern has a file:
+//! This file holds the [`Quadtree`] type; each concern has a file:
+//! - `tree`: construction, insert, remove, update, clear and access by handle;
 //! - `config`: [`Config`], [`Placement`] and the limits;
 //! - `slots`: [`ItemId`], [`ItemRef`], the slot table and its free chain;
 //! - `placement`: rectangle to level and cell, and the node that must hold it;
@@ -16,12 +17,15 @@
 //! - `simd`: the block test and bounding box in each target's vector form (the only unsafe code);
 //! - `traverse`: the explicit-stack and table walks every query and the pair search use;
 //! - `query`: rectangle, point, circle, colliding-with and nearest queries;
+//! - `iter_rect`: the rectangle query as an iterator;
+//! - `query_mut`: payloads mutable, all of them or those in a rectangle;
 //! - `pairs`: all intersecting pairs;
 //! - `par_pairs` (feature `rayon`): the pair search over fixed chunks of nodes on every core;
 //! - `update_many` (feature `rayon`): many moves at once, planned on every core;
 //! - `bulk`: rebuilding from many items at once;
 //! - `inspect`: node walk for drawing, item iteration, statistics;
 //! - `validate`: the check of every invariant;
+//! - `clone`: deep copies that keep their handles;
 //! - `geom`, `error`: [`Rect`] and [`QuadtreeError`].
 //!
 //! # Why it is built this way
@@ -71,18 +75,26 @@
 //!   ancestors whose widest items cannot reach a node; filtering each ancestor's items once per
 //!   node rather than once per item; moving bulk entries in key order through a permutation.
 
+// rustdoc lists the inherent impls of child modules before a module's own, in the order the
+// modules are declared, so the core impl is a child module declared first, on its own so that
+// rustfmt keeps it there.
+mod tree;
+
 mod arena;
 mod bulk;
+mod clone;
 mod config;
 mod error;
 mod geom;
 mod inspect;
 mod items;
+mod iter_rect;
 mod pairs;
 #[cfg(feature = "rayon")]
 mod par_pairs;
 mod placement;
 mod query;
+mod query_mut;
 mod simd;
 mod slots;
 mod traverse;
@@ -101,9 +113,11 @@ pub use geom::Rect;
 #[cfg(feature = "sim")]
 pub(crate) use geom::{f32_at_or_above, f32_at_or_below};
 pub use inspect::{Iter, NodeInfo, Nodes, TreeStats};
+pub use iter_rect::RectIter;
 #[cfg(feature = "rayon")]
 pub use par_pairs::PairWorkspace;
 pub use query::QueryCounts;
+pub use query_mut::{ItemMut, IterMut};
 pub use slots::{ItemId, ItemRef};
 #[cfg(feature = "rayon")]
 pub use update_many::{BatchError, UpdateWorkspace};
@@ -194,459 +208,4 @@ pub struct Quadtree<T> {
     /// Reused work list for splits, merges and bulk placement.
     scratch: Vec<u32>,
     bulk: bulk::BulkScratch<T>,
-}
-
-impl<T> Quadtree<T> {
-    /// An empty tree over `world` with the default [`Config`] (leaf capacity 32, depth 6).
-    ///
-    /// # Errors
-    /// [`QuadtreeError::InvalidWorld`] if `world` is not finite or has no area, or if its
-    /// width or height is not a finite `f32` (edges more than `f32::MAX` apart) or is below
-    /// `2^MAX_DEPTH / f32::MAX` (about `3e-36`).
-    ///
-    /// ```
-    /// use quadstress::{Quadtree, QuadtreeError, Rect};
-    /// assert!(Quadtree::<()>::new(Rect::new(0.0, 0.0, 800.0, 600.0)).is_ok());
-    /// let flat = Quadtree::<()>::new(Rect::new(0.0, 0.0, 800.0, 0.0));
-    /// assert_eq!(flat.unwrap_err(), QuadtreeError::InvalidWorld);
-    /// ```
-    pub fn new(world: Rect) -> Result<Self, QuadtreeError> {
-        Self::with_config(world, Config::default())
-    }
-
-    /// An empty tree over `world` with the given settings.
-    ///
-    /// # Errors
-    /// [`QuadtreeError::InvalidWorld`] for a world [`new`](Self::new) refuses, and the errors
-    /// of [`Config::check`]. [`QuadtreeError::Full`] once the process has made `2^64 - 1`
-    /// trees (each takes a new id: at one tree a nanosecond, after 584 years).
-    ///
-    /// ```
-    /// use quadstress::{Config, Quadtree, QuadtreeError, Rect};
-    /// let world = Rect::new(0.0, 0.0, 100.0, 100.0);
-    /// let tree = Quadtree::<u32>::with_config(world, Config { leaf_capacity: 8, max_depth: 4, ..Config::default() }).unwrap();
-    /// assert_eq!(tree.config().leaf_capacity, 8);
-    /// let deep = Quadtree::<u32>::with_config(world, Config { leaf_capacity: 8, max_depth: 40, ..Config::default() });
-    /// assert_eq!(deep.unwrap_err(), QuadtreeError::InvalidMaxDepth(40));
-    /// ```
-    pub fn with_config(world: Rect, config: Config) -> Result<Self, QuadtreeError> {
-        // The width and height must be finite too (two finite edges can be more than
-        // `f32::MAX` apart), and the deepest cells' scale `2^MAX_DEPTH / width` must not
-        // overflow, or items would map to no cell at all.
-        let finest = (1u32 << MAX_DEPTH) as f32;
-        let usable = |side: f32| side > 0.0 && side.is_finite() && (finest / side).is_finite();
-        if world.check().is_err() || !usable(world.width()) || !usable(world.height()) {
-            return Err(QuadtreeError::InvalidWorld);
-        }
-        config.check()?;
-        let tree = TreeId::next().ok_or(QuadtreeError::Full)?;
-        let mut tree = Quadtree {
-            world,
-            config,
-            scale_x: 0.0,
-            scale_y: 0.0,
-            max_cell: 0,
-            loose_mask: 0,
-            nodes: Vec::new(),
-            free_blocks: Vec::new(),
-            spare_capacity: 0,
-            level_tables: Vec::new(),
-            nodes_per_level: [0; MAX_DEPTH as usize + 1],
-            deepest: 0,
-            slots: Vec::new(),
-            tree,
-            free_slot: NULL,
-            len: 0,
-            scratch: Vec::new(),
-            bulk: bulk::BulkScratch::default(),
-        };
-        tree.reset_nodes();
-        Ok(tree)
-    }
-
-    /// An empty tree over `world` with the given settings and room for `n` items: inserting
-    /// them one by one never grows the handle table (each growth copies every handle stored so
-    /// far), and the node table gets room for as many nodes as evenly spread or clustered items
-    /// make. Nodes' item lists still grow as their cells fill, since where the items go is not
-    /// known in advance.
-    ///
-    /// # Errors
-    /// As [`with_config`](Self::with_config), and as [`reserve`](Self::reserve) for `n`.
-    ///
-    /// ```
-    /// use quadstress::{Config, Quadtree, QuadtreeError, Rect};
-    /// let world = Rect::new(0.0, 0.0, 100.0, 100.0);
-    /// let too_many = Quadtree::<u8>::with_capacity(world, Config::default(), usize::MAX);
-    /// assert_eq!(too_many.unwrap_err(), QuadtreeError::Full);
-    /// let mut tree = Quadtree::with_capacity(world, Config::default(), 10_000).unwrap();
-    /// assert!(tree.is_empty() && tree.capacity() >= 10_000);
-    /// let room = tree.capacity();
-    /// for i in 0..10_000 {
-    ///     let (x, y) = ((i % 100) as f32, (i / 100) as f32);
-    ///     tree.insert(Rect::from_min_size(x, y, 0.5, 0.5), i).unwrap();
-    /// }
-    /// assert_eq!(tree.capacity(), room); // nothing grew
-    /// ```
-    pub fn with_capacity(world: Rect, config: Config, n: usize) -> Result<Self, QuadtreeError> {
-        let mut tree = Self::with_config(world, config)?;
-        tree.reserve(n)?;
-        Ok(tree)
-    }
-
-    /// Makes room for `additional` more items than the tree holds, as
-    /// [`with_capacity`](Self::with_capacity) does for a new tree: inserting them never grows
-    /// the handle table. Slots freed by removals count as room.
-    ///
-    /// # Errors
-    /// [`QuadtreeError::Full`] if the tree would then hold more than [`MAX_ITEMS`] items, and
-    /// [`QuadtreeError::OutOfMemory`] if the allocator refuses the tables (never an abort).
-    /// The items are unchanged then.
-    ///
-    /// ```
-    /// use quadstress::{Quadtree, QuadtreeError, Rect, MAX_ITEMS};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0)).unwrap();
-    /// tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 'a').unwrap();
-    /// tree.reserve(500).unwrap();
-    /// assert!(tree.capacity() >= 501);
-    /// assert_eq!(tree.reserve(MAX_ITEMS), Err(QuadtreeError::Full));
-    /// assert_eq!(tree.reserve(usize::MAX), Err(QuadtreeError::Full));
-    /// assert_eq!(tree.len(), 1);
-    /// ```
-    pub fn reserve(&mut self, additional: usize) -> Result<(), QuadtreeError> {
-        if self
-            .len
-            .checked_add(additional)
-            .is_none_or(|n| n > MAX_ITEMS)
-        {
-            return Err(QuadtreeError::Full);
-        }
-        let free = self.slots.len() - self.len;
-        self.slots
-            .try_reserve(additional.saturating_sub(free))
-            .map_err(|_| QuadtreeError::OutOfMemory)?;
-        // Leaves of evenly spread items end up about half full on average, and there are
-        // 4/3 nodes per leaf: under three nodes per `leaf_capacity` items, so four leave a margin,
-        // and never more than a full tree of `max_depth`. Adversarial data can need more (a
-        // chain of splits that each leave three children empty); the table then grows.
-        let items = self.len.saturating_add(additional);
-        let full_tree = ((4usize << (2 * self.config.max_depth as usize)) - 1) / 3;
-        let nodes = (items / self.config.leaf_capacity)
-            .saturating_mul(4)
-            .saturating_add(5)
-            .min(full_tree);
-        self.nodes
-            .try_reserve(nodes.saturating_sub(self.nodes.len() + 4 * self.free_blocks.len()))
-            .map_err(|_| QuadtreeError::OutOfMemory)
-    }
-
-    /// How many items the tree has room for before its handle table must grow, as
-    /// [`Vec::capacity`] counts room. The leaf size is [`Config::leaf_capacity`].
-    ///
-    /// ```
-    /// use quadstress::{Config, Quadtree, Rect};
-    /// let world = Rect::new(0.0, 0.0, 1.0, 1.0);
-    /// let tree = Quadtree::<()>::with_capacity(world, Config::default(), 64).unwrap();
-    /// assert!(tree.capacity() >= 64);
-    /// ```
-    pub fn capacity(&self) -> usize {
-        self.slots.capacity()
-    }
-
-    /// The world rectangle the tree subdivides.
-    ///
-    /// ```
-    /// let world = quadstress::Rect::new(0.0, 0.0, 8.0, 6.0);
-    /// assert_eq!(quadstress::Quadtree::<()>::new(world).unwrap().world(), world);
-    /// ```
-    pub fn world(&self) -> Rect {
-        self.world
-    }
-
-    /// The current settings.
-    ///
-    /// ```
-    /// let tree = quadstress::Quadtree::<()>::new(quadstress::Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// assert_eq!(tree.config(), quadstress::Config::default());
-    /// ```
-    pub fn config(&self) -> Config {
-        self.config
-    }
-
-    /// Number of items stored.
-    ///
-    /// ```
-    /// let mut tree = quadstress::Quadtree::new(quadstress::Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// tree.insert(quadstress::Rect::new(0.0, 0.0, 0.5, 0.5), 7).unwrap();
-    /// assert_eq!(tree.len(), 1);
-    /// ```
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the tree holds no item.
-    ///
-    /// ```
-    /// let tree = quadstress::Quadtree::<()>::new(quadstress::Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// assert!(tree.is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Inserts a rectangle with its payload and returns its handle.
-    ///
-    /// A rectangle partly or wholly outside the world is kept at the root.
-    ///
-    /// # Errors
-    /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for a bad rectangle,
-    /// [`QuadtreeError::Full`] past `u32::MAX - 1` items. The tree is unchanged then.
-    ///
-    /// ```
-    /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// let inside = tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 1).unwrap();
-    /// let outside = tree.insert(Rect::new(-50.0, -50.0, -40.0, -40.0), 2).unwrap();
-    /// assert_eq!(tree.get(outside), Some(&2));
-    /// assert_eq!(tree.len(), 2);
-    /// # let _ = inside;
-    /// ```
-    pub fn insert(&mut self, rect: Rect, value: T) -> Result<ItemId, QuadtreeError> {
-        rect.check()?;
-        let id = self.alloc_slot()?;
-        let node = self.node_for(self.place_of(&rect));
-        self.attach(
-            node,
-            rect,
-            Entry {
-                id: id.key(),
-                value,
-            },
-        );
-        self.len += 1;
-        self.add_to_path(node, 1);
-        self.split_if_full(node);
-        Ok(id)
-    }
-
-    /// Removes an item and returns its payload, or `None` if the handle is stale.
-    /// A stale handle never touches another item.
-    ///
-    /// ```
-    /// let mut tree = quadstress::Quadtree::new(quadstress::Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// let id = tree.insert(quadstress::Rect::new(0.0, 0.0, 0.5, 0.5), 'x').unwrap();
-    /// assert_eq!(tree.remove(id), Some('x'));
-    /// assert_eq!(tree.remove(id), None);
-    /// ```
-    pub fn remove(&mut self, id: ItemId) -> Option<T> {
-        let slot = self.live_slot(id)?;
-        let entry = self.detach(slot.node, slot.pos);
-        self.free_slot(id.index);
-        self.len -= 1;
-        self.add_to_path(slot.node, -1);
-        self.merge_if_sparse(slot.node);
-        Some(entry.value)
-    }
-
-    /// Moves an item to a new rectangle.
-    ///
-    /// O(1) when the item stays in its node, which is nearly always the case for objects that
-    /// move a little each frame. Otherwise the item goes straight to its new node, found by the
-    /// same direct computation as [`insert`](Self::insert), and the trees split or merge as
-    /// their counts require.
-    ///
-    /// # Errors
-    /// [`QuadtreeError::StaleId`] for a stale handle, and the rectangle errors of
-    /// [`insert`](Self::insert). The tree is unchanged then.
-    ///
-    /// ```
-    /// use quadstress::{Quadtree, QuadtreeError, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// let id = tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), ()).unwrap();
-    /// tree.update(id, Rect::new(90.0, 90.0, 91.0, 91.0)).unwrap();
-    /// assert_eq!(tree.rect(id), Some(Rect::new(90.0, 90.0, 91.0, 91.0)));
-    /// assert_eq!(tree.update(id, Rect::new(3.0, 0.0, 1.0, 1.0)), Err(QuadtreeError::Inverted));
-    /// ```
-    pub fn update(&mut self, id: ItemId, rect: Rect) -> Result<(), QuadtreeError> {
-        rect.check()?;
-        let slot = self.live_slot(id).ok_or(QuadtreeError::StaleId)?;
-        let p = self.place_of(&rect);
-        let old = slot.node;
-        if self.fits(&self.nodes[old as usize], p) {
-            self.nodes[old as usize]
-                .items
-                .set_rect(slot.pos as usize, rect);
-            return Ok(());
-        }
-        // The item changes node. The new node cannot be inside a subtree that the merge below
-        // collapses: only counters strictly below the common ancestor drop, on the old side.
-        let target = self.node_for(p);
-        let entry = self.detach(old, slot.pos);
-        self.attach(target, rect, entry);
-        self.add_to_path(target, 1);
-        self.add_to_path(old, -1);
-        self.split_if_full(target);
-        self.merge_if_sparse(old);
-        Ok(())
-    }
-
-    /// Removes every item. All handles become stale; allocations are kept for reuse.
-    ///
-    /// ```
-    /// let mut tree = quadstress::Quadtree::new(quadstress::Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// let id = tree.insert(quadstress::Rect::new(0.0, 0.0, 0.5, 0.5), ()).unwrap();
-    /// tree.clear();
-    /// assert!(tree.is_empty());
-    /// assert!(tree.get(id).is_none());
-    /// ```
-    pub fn clear(&mut self) {
-        for node in &mut self.nodes {
-            node.items.clear();
-        }
-        // Every slot in use moves to its next generation. The free chain is then rebuilt in
-        // index order: handing slots out in the order items were stored would scatter the
-        // next fill across the slot table and make refills markedly slower.
-        self.free_slot = NULL;
-        for index in (0..self.slots.len()).rev() {
-            let slot = &mut self.slots[index];
-            let reusable = match slot.node {
-                RETIRED => false,
-                NULL => true,
-                _ => end_generation(slot),
-            };
-            if reusable {
-                slot.pos = self.free_slot;
-                self.free_slot = index as u32;
-            }
-        }
-        self.len = 0;
-        self.collapse_all();
-        // Node blocks are handed out last-freed first, and each keeps its item lists'
-        // allocations. Handing them out lowest index first instead gives a refill that splits
-        // in the same order as the fill before it the same lists for the same cells, so the
-        // crowded cells get back their large lists rather than regrowing small ones.
-        self.free_blocks.sort_unstable_by(|a, b| b.cmp(a));
-    }
-
-    /// Changes leaf capacity, depth or placement and rebuilds the tree. Every handle stays
-    /// valid and every item stays; only the node structure changes.
-    ///
-    /// # Errors
-    /// The errors of [`Config::check`]; the tree is unchanged then.
-    ///
-    /// ```
-    /// use quadstress::{Config, Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// let ids: Vec<_> = (0..100)
-    ///     .map(|i| tree.insert(Rect::from_min_size(i as f32, 50.0, 0.5, 0.5), i).unwrap())
-    ///     .collect();
-    /// tree.set_config(Config { leaf_capacity: 4, max_depth: 8, ..Config::default() }).unwrap();
-    /// assert_eq!(tree.get(ids[42]), Some(&42));
-    /// assert!(tree.stats().deepest_level > 2);
-    /// assert!(tree.set_config(Config { leaf_capacity: 0, max_depth: 8, ..Config::default() }).is_err());
-    /// ```
-    pub fn set_config(&mut self, config: Config) -> Result<(), QuadtreeError> {
-        config.check()?;
-        // Pull every item up to the root with the old geometry, then place them all again
-        // under the new one, keeping their handles.
-        self.collapse_all();
-        let mut all = std::mem::take(&mut self.nodes[0].items);
-        self.config = config;
-        self.reset_nodes();
-        all.move_into(&mut self.bulk.staging);
-        self.place_staged();
-        Ok(())
-    }
-
-    // ---------------------------------------------------------------- access
-
-    /// The payload of an item, or `None` for a stale handle.
-    ///
-    /// ```
-    /// let mut tree = quadstress::Quadtree::new(quadstress::Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// let id = tree.insert(quadstress::Rect::new(0.0, 0.0, 0.5, 0.5), 5).unwrap();
-    /// assert_eq!(tree.get(id), Some(&5));
-    /// ```
-    pub fn get(&self, id: ItemId) -> Option<&T> {
-        let slot = self.live_slot(id)?;
-        Some(&self.nodes[slot.node as usize].items[slot.pos as usize].value)
-    }
-
-    /// The payload of an item, mutably, or `None` for a stale handle.
-    ///
-    /// ```
-    /// let mut tree = quadstress::Quadtree::new(quadstress::Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// let id = tree.insert(quadstress::Rect::new(0.0, 0.0, 0.5, 0.5), 5).unwrap();
-    /// *tree.get_mut(id).unwrap() += 1;
-    /// assert_eq!(tree.get(id), Some(&6));
-    /// ```
-    pub fn get_mut(&mut self, id: ItemId) -> Option<&mut T> {
-        let slot = self.live_slot(id)?;
-        self.nodes[slot.node as usize]
-            .items
-            .value_mut(slot.pos as usize)
-    }
-
-    /// The rectangle of an item, or `None` for a stale handle.
-    ///
-    /// ```
-    /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// let id = tree.insert(Rect::new(0.0, 0.0, 0.5, 0.5), ()).unwrap();
-    /// assert_eq!(tree.rect(id), Some(Rect::new(0.0, 0.0, 0.5, 0.5)));
-    /// ```
-    pub fn rect(&self, id: ItemId) -> Option<Rect> {
-        let slot = self.live_slot(id)?;
-        Some(self.nodes[slot.node as usize].items.rect(slot.pos as usize))
-    }
-
-    /// Whether the handle names a live item.
-    ///
-    /// ```
-    /// let mut tree = quadstress::Quadtree::new(quadstress::Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    /// let id = tree.insert(quadstress::Rect::new(0.0, 0.0, 0.5, 0.5), ()).unwrap();
-    /// assert!(tree.contains(id));
-    /// tree.remove(id);
-    /// assert!(!tree.contains(id));
-    /// ```
-    pub fn contains(&self, id: ItemId) -> bool {
-        self.live_slot(id).is_some()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A tree made with room for its items grows neither its handle table nor its node table
-    /// while they go in one by one, for even and crowded data, exact and loose.
-    #[test]
-    fn reserved_trees_do_not_grow_their_tables() {
-        for placement in [Placement::Exact, Placement::Loose] {
-            for (n, spread) in [(5_000usize, 100.0f32), (20_000, 3.0), (300, 100.0)] {
-                let config = Config {
-                    leaf_capacity: 8,
-                    placement,
-                    ..Config::default()
-                };
-                let world = Rect::new(0.0, 0.0, 100.0, 100.0);
-                let mut tree = Quadtree::with_capacity(world, config, n).unwrap();
-                let (slots, nodes) = (tree.slots.capacity(), tree.nodes.capacity());
-                let mut seed = 1u32;
-                for i in 0..n {
-                    seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                    let x = (seed >> 8) as f32 / (1u32 << 24) as f32 * spread;
-                    let y = (i as f32 * 0.618).fract() * spread;
-                    tree.insert(Rect::from_min_size(x, y, 0.25, 0.25), i)
-                        .unwrap();
-                }
-                assert_eq!(tree.len(), n);
-                assert_eq!(
-                    (tree.slots.capacity(), tree.nodes.capacity()),
-                    (slots, nodes),
-                    "{placement:?}, {n} items over {spread}"
-                );
-                tree.validate().unwrap();
-            }
-        }
-    }
 }

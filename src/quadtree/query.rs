@@ -32,7 +32,9 @@ impl<T> Quadtree<T> {
     /// The [`ItemRef`] lends the payload for as long as the tree is borrowed, so `f` can keep
     /// it (`Vec<&T>`). `f` stops the walk by returning `Break(value)`, and the value comes
     /// back as `Ok(Break(value))`; a walk that ran to the end returns `Ok(Continue(()))`.
-    /// When `f` never breaks, name the break type: `ControlFlow::<()>::Continue(())`.
+    /// When `f` never breaks, name the break type: `ControlFlow::<()>::Continue(())`. The
+    /// same query as an iterator is [`iter_rect`](Self::iter_rect), with payloads mutable
+    /// [`for_each_in_rect_mut`](Self::for_each_in_rect_mut).
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for a bad `query`.

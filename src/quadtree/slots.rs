@@ -140,7 +140,7 @@ impl SlotKey {
 
 /// One stored item, kept inside its node's list so that queries scan contiguous memory. Its
 /// rectangle lives beside it, in the list's blocks.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Entry<T> {
     pub(super) id: SlotKey,
     pub(super) value: T,

@@ -16,6 +16,7 @@ const STACK_LEN: usize = 4 * MAX_DEPTH as usize + 4;
 const TABLE_WALK_CELLS: u64 = 64;
 
 /// A small stack of node indices that lives on the call stack.
+#[derive(Clone)]
 pub(super) struct NodeStack {
     buf: [u32; STACK_LEN],
     len: usize,
