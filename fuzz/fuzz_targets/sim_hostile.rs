@@ -5,7 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use quadstress::sim::{Broadphase, SimConfig, SimError, Simulation};
+use quadstress::sim::{Broadphase, Percentiles, SimConfig, SimError, Simulation};
 use quadstress::{Config, Placement, Rect};
 use quadstress_fuzz::{Num, WorldSpec, R};
 
@@ -21,6 +21,8 @@ enum Op {
     Touching(R),
     TreeConfig(u8, u8, bool),
     Clear,
+    /// Hostile durations into the reports' bounded percentile record.
+    Times(Vec<Num>, u16, u8),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -182,6 +184,37 @@ fuzz_target!(|input: Input| {
                 assert_eq!(sim.set_tree_config(cfg).is_ok(), cfg.check().is_ok());
             }
             Op::Clear => sim.clear(),
+            Op::Times(values, repeat, p) => {
+                let mut times = Percentiles::with_capacity(u64::MAX);
+                let mut all = Vec::new();
+                // Repeated past the exact limit now and then, so the histogram answers.
+                let rounds = if repeat % 8 == 0 {
+                    70_000 / values.len().max(1) + 1
+                } else {
+                    1
+                };
+                for _ in 0..rounds {
+                    for v in &values {
+                        let v = f64::from(v.get(&unit, false));
+                        times.record(v);
+                        all.push(if v > 0.0 { v.min(f64::MAX) } else { 0.0 });
+                    }
+                }
+                assert_eq!(times.len(), all.len() as u64);
+                let p = f64::from(p) / 255.0;
+                match times.percentile(p) {
+                    None => assert!(all.is_empty()),
+                    Some(got) => {
+                        all.sort_by(f64::total_cmp);
+                        let rank = ((all.len() as f64 * p).ceil() as usize).clamp(1, all.len());
+                        let want = all[rank - 1];
+                        assert!(got >= all[0] && got <= all[all.len() - 1], "{got}");
+                        if want >= 1e-9 && want <= 4e9 {
+                            assert!((got - want).abs() <= want / 500.0, "{got} vs {want}");
+                        }
+                    }
+                }
+            }
         }
         check(&sim);
     }

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use quadstress::{Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_DEPTH};
+use quadstress::{Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_DEPTH, MAX_ITEMS};
 use quadstress_fuzz::{
     distance_squared, intersects, rect_error, world_is_valid, Num, WorldSpec, R,
 };
@@ -25,6 +25,11 @@ enum Op {
     Pairs,
     Stale(u16),
     Foreign,
+    /// Churns one slot of the other tree, whose handles this tree must still refuse.
+    ForeignChurn(u16),
+    /// A handle of a tree that no longer exists.
+    Dropped,
+    Reserve(u8, u32),
     Clear,
     SetConfig(u8, u8, bool),
 }
@@ -35,11 +40,13 @@ struct Input {
     capacity: u8,
     depth: u8,
     loose: bool,
+    /// Room asked for up front: `with_capacity`.
+    room: (u8, u32),
     ops: Vec<Op>,
 }
 
 /// Most items the model holds: brute-force pairs stay cheap.
-const MAX_ITEMS: usize = 300;
+const MODEL_ITEMS: usize = 300;
 
 fn config(capacity: u8, depth: u8, loose: bool) -> Config {
     Config {
@@ -53,6 +60,18 @@ fn config(capacity: u8, depth: u8, loose: bool) -> Config {
     }
 }
 
+/// A count to reserve room for: small, or past what any tree can hold (never a huge count a
+/// tree could take: the fuzzer's allocator would refuse it by aborting).
+fn room(kind: u8, small: u32, len: usize) -> usize {
+    match kind % 6 {
+        0 => usize::MAX,
+        1 => 1 << 40,
+        2 => MAX_ITEMS - len + 1,
+        3 => MAX_ITEMS + 1 + small as usize,
+        _ => small as usize % 5000,
+    }
+}
+
 fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
     v.sort_unstable();
     v
@@ -61,7 +80,8 @@ fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
 fuzz_target!(|input: Input| {
     let world = input.world.get();
     let cfg = config(input.capacity, input.depth, input.loose);
-    let made = Quadtree::<u32>::with_config(world, cfg);
+    let n = room(input.room.0, input.room.1, 0);
+    let made = Quadtree::<u32>::with_capacity(world, cfg, n);
     if !world_is_valid(&world) {
         assert_eq!(made.unwrap_err(), QuadtreeError::InvalidWorld, "{world:?}");
         return;
@@ -69,13 +89,17 @@ fuzz_target!(|input: Input| {
     let mut tree = match made {
         Ok(t) => t,
         Err(e) => {
-            assert_eq!(cfg.check(), Err(e));
+            match cfg.check() {
+                Err(c) => assert_eq!(c, e),
+                Ok(()) => assert!(n > MAX_ITEMS && e == QuadtreeError::Full, "{n}: {e:?}"),
+            }
             return;
         }
     };
+    assert!(n <= MAX_ITEMS && tree.capacity() >= n);
     // Another tree, whose handles must never reach this one's items.
     let mut other = Quadtree::<u32>::new(Rect::new(0.0, 0.0, 1.0, 1.0)).unwrap();
-    let foreign: Vec<ItemId> = (0..4)
+    let mut foreign: Vec<ItemId> = (0..4)
         .map(|i| other.insert(Rect::new(0.0, 0.0, 0.5, 0.5), i).unwrap())
         .collect();
     let mut model: Vec<(ItemId, Rect, u32)> = Vec::new();
@@ -84,7 +108,7 @@ fuzz_target!(|input: Input| {
     for op in input.ops.into_iter().take(400) {
         match op {
             Op::Insert(r) => {
-                if model.len() >= MAX_ITEMS {
+                if model.len() >= MODEL_ITEMS {
                     continue;
                 }
                 let r = r.get(&world);
@@ -100,7 +124,7 @@ fuzz_target!(|input: Input| {
             Op::InsertMany(rs) => {
                 let rs: Vec<Rect> = rs
                     .iter()
-                    .take(MAX_ITEMS - model.len())
+                    .take(MODEL_ITEMS - model.len())
                     .map(|r| r.get(&world))
                     .collect();
                 let bad = rs.iter().find_map(rect_error);
@@ -202,7 +226,12 @@ fuzz_target!(|input: Input| {
             }
             Op::Nearest(x, y, k) => {
                 let (x, y) = (x.get(&world, false), y.get(&world, true));
-                let k = k as usize % 12;
+                // Any k is allowed: it is bounded by the items, not reserved up front.
+                let k = if k == u8::MAX {
+                    usize::MAX
+                } else {
+                    k as usize % 12
+                };
                 let mut out = Vec::new();
                 if !(x.is_finite() && y.is_finite()) {
                     assert_eq!(
@@ -276,6 +305,38 @@ fuzz_target!(|input: Input| {
                 for &id in &foreign {
                     assert!(!tree.contains(id));
                     assert_eq!(tree.remove(id), None);
+                }
+            }
+            Op::ForeignChurn(times) => {
+                // Moves the other tree's generation of slot 0 along: whatever it reaches,
+                // its handles stay refused here.
+                for _ in 0..times % 2000 {
+                    let gone = foreign.swap_remove(0);
+                    other.remove(gone).unwrap();
+                    foreign.push(other.insert(Rect::new(0.0, 0.0, 0.5, 0.5), 9).unwrap());
+                }
+                for &id in &foreign {
+                    assert!(other.contains(id));
+                    assert!(!tree.contains(id));
+                    assert_eq!(tree.get(id), None);
+                    assert_eq!(tree.update(id, world), Err(QuadtreeError::StaleId));
+                }
+            }
+            Op::Dropped => {
+                let mut gone = Quadtree::<u32>::new(world).unwrap();
+                let ids: Vec<ItemId> = (0..3).map(|i| gone.insert(world, i).unwrap()).collect();
+                drop(gone);
+                for id in ids {
+                    assert!(!tree.contains(id));
+                    assert_eq!(tree.remove(id), None);
+                }
+            }
+            Op::Reserve(kind, small) => {
+                let n = room(kind, small, tree.len());
+                let fits = tree.len().checked_add(n).is_some_and(|t| t <= MAX_ITEMS);
+                match tree.reserve(n) {
+                    Ok(()) => assert!(fits && tree.capacity() >= tree.len() + n),
+                    Err(e) => assert!(!fits && e == QuadtreeError::Full, "{n}: {e:?}"),
                 }
             }
             Op::Clear => {
