@@ -3,6 +3,9 @@
 //! that touch then sit a few hundred bytes apart instead of anywhere in the array, so the
 //! solver's passes over the contacts, the tree update and the pair search stay in the cache.
 
+use rayon::slice::ParallelSliceMut;
+
+use super::solver::CHUNK;
 use super::{Particle, Simulation};
 
 /// Steps between two reorderings. Particles of a pile barely move between them; falling ones
@@ -37,34 +40,59 @@ impl Simulation {
         );
         // `as` saturates, so a world taller or wider than 2^32 particles still sorts (its far
         // rows share a key), and nothing is sized by the world.
-        self.order_keys.clear();
-        self.order_keys
-            .extend(self.particles.iter().enumerate().map(|(i, p)| {
-                let row = ((floor - f64::from(p.y)) / s).max(0.0) as u32;
-                let column = ((f64::from(p.x) - left) / s).max(0.0) as u32;
-                (u64::from(row) << 32 | u64::from(column), i as u32)
-            }));
+        self.order_keys.resize(n, (0, 0));
+        let particles = &self.particles;
+        self.workers
+            .for_each_chunk(&mut self.order_keys, CHUNK, |k, chunk| {
+                for (j, key) in chunk.iter_mut().enumerate() {
+                    let i = k * CHUNK + j;
+                    let p = particles[i];
+                    let row = ((floor - f64::from(p.y)) / s).max(0.0) as u32;
+                    let column = ((f64::from(p.x) - left) / s).max(0.0) as u32;
+                    *key = (u64::from(row) << 32 | u64::from(column), i as u32);
+                }
+            });
         // Keys with their index are unique: the unstable sort gives one order.
-        self.order_keys.sort_unstable();
+        let keys = &mut self.order_keys;
+        if self.workers.serial() {
+            keys.sort_unstable();
+        } else {
+            self.workers.run(|| keys.par_sort_unstable());
+        }
 
-        self.reordered.clear();
-        self.reordered.extend(
-            self.order_keys
-                .iter()
-                .map(|&(_, i)| self.particles[i as usize]),
+        self.reordered.resize(
+            n,
+            Particle {
+                x: 0.0,
+                y: 0.0,
+                vx: 0.0,
+                vy: 0.0,
+            },
         );
+        let keys = &self.order_keys;
+        self.workers
+            .for_each_chunk(&mut self.reordered, CHUNK, |k, chunk| {
+                for (j, p) in chunk.iter_mut().enumerate() {
+                    *p = particles[keys[k * CHUNK + j].1 as usize];
+                }
+            });
         std::mem::swap(&mut self.particles, &mut self.reordered);
 
         // The contacts of the last broad phase, renamed: new index of each old one.
-        self.new_index.clear();
         self.new_index.resize(n, 0);
-        for (new, &(_, old)) in self.order_keys.iter().enumerate() {
+        for (new, &(_, old)) in keys.iter().enumerate() {
             self.new_index[old as usize] = new as u32;
         }
-        for c in &mut self.contacts {
-            let (a, b) = (self.new_index[c.0 as usize], self.new_index[c.1 as usize]);
-            *c = (a.min(b), a.max(b));
-        }
+        let new_index = &self.new_index;
+        self.workers
+            .for_each_chunk(&mut self.contacts, CHUNK, |_, chunk| {
+                for c in chunk {
+                    let (a, b) = (new_index[c.0 as usize], new_index[c.1 as usize]);
+                    *c = (a.min(b), a.max(b));
+                }
+            });
+
+        self.buffers.renumber(new_index);
 
         self.rebuild_tree();
     }

@@ -38,7 +38,7 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::quadtree::{f32_at_or_above, f32_at_or_below};
-use crate::{Config, ItemId, Quadtree, Rect};
+use crate::{Config, ItemId, PairWorkspace, Quadtree, Rect, UpdateWorkspace};
 
 mod config;
 mod driver;
@@ -61,6 +61,7 @@ pub use timing::percentile;
 pub use timing::PhaseTimes;
 
 use parallel::Workers;
+use solver::{SolverBuffers, StripeGrid};
 
 /// One particle: a square of the simulation's `particle_size`, by its top-left corner.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -154,11 +155,14 @@ pub struct Simulation {
     contacts: Vec<(u32, u32)>,
     /// Reused buffer of the particles' squares for the brute-force broad phase.
     rects: Vec<Rect>,
-    /// Reused buffers of the bottom-up pass: the contacts in row order, (row, contact index)
-    /// in contact order, row starts.
-    stack_order: Vec<(u32, u32)>,
-    stack_rows: Vec<(u64, u32)>,
-    row_starts: Vec<u32>,
+    /// The broad phase's reusable buffers.
+    pair_buffers: PairWorkspace<(u32, u32)>,
+    moves: UpdateWorkspace,
+    /// How the world is cut into stripes, and the contact solver's buffers.
+    stripes: StripeGrid,
+    buffers: SolverBuffers,
+    /// The time step of the last `integrate`.
+    last_dt: f32,
     /// Largest left and top edge a particle may have: its square then ends inside the walls
     /// even after `x + size` is rounded.
     wall_x: f32,
@@ -203,9 +207,15 @@ impl Simulation {
             tree: derived.tree,
             contacts: Vec::new(),
             rects: Vec::new(),
-            stack_order: Vec::new(),
-            stack_rows: Vec::new(),
-            row_starts: Vec::new(),
+            pair_buffers: PairWorkspace::new(),
+            moves: UpdateWorkspace::new(),
+            stripes: StripeGrid::new(
+                config.world.min_x,
+                config.world.width(),
+                config.particle_size,
+            ),
+            buffers: SolverBuffers::default(),
+            last_dt: 0.0,
             wall_x: derived.wall_x,
             wall_y: derived.wall_y,
             speed_limit: derived.speed_limit,
@@ -315,6 +325,7 @@ impl Simulation {
     pub fn clear(&mut self) {
         self.particles.clear();
         self.ids.clear();
+        self.buffers.clear();
         self.set_drift(0.0);
         self.tree.clear();
         self.contacts.clear();
@@ -401,41 +412,57 @@ impl Simulation {
         self.find_pairs();
     }
 
-    /// Phase 2a: brings the tree up to date with the particles' positions: one `update` per
-    /// particle (incremental and brute-force modes), or clear and bulk insert (rebuild mode).
+    /// Phase: brings the tree up to date with the particles' positions: one batch of moves
+    /// (incremental and brute-force modes; planned in parallel), or clear and bulk insert
+    /// (rebuild mode).
     pub fn update_tree(&mut self) {
         let s = self.config.particle_size;
         match self.config.broadphase {
             Broadphase::Rebuild => self.rebuild_tree(),
             Broadphase::Incremental | Broadphase::BruteForce => {
-                for (p, id) in self.particles.iter().zip(&self.ids) {
-                    self.tree
-                        .update(*id, p.rect(s))
-                        .expect("particle handles stay valid and positions finite");
-                }
+                // The batch on every thread count: it leaves the tree's item lists in the
+                // same order whatever the threads, and the pair order follows them.
+                let (tree, ids, moves, particles) =
+                    (&mut self.tree, &self.ids, &mut self.moves, &self.particles);
+                self.workers
+                    .in_pool(|| tree.update_many(ids, |i| particles[i].rect(s), moves))
+                    .expect("particle handles stay valid and positions finite");
             }
         }
         self.set_drift(0.0);
     }
 
-    /// Phase 2b: collects the contacts with the current broad phase, from the tree as the last
-    /// [`update_tree`](Self::update_tree) left it (or from the particles, in brute force).
+    /// Phase: collects the contacts with the current broad phase, from the tree as the last
+    /// [`update_tree`](Self::update_tree) left it (the tree's parallel pair search), or from
+    /// the particles, in brute force.
     pub fn find_pairs(&mut self) {
         self.contacts.clear();
         let s = self.config.particle_size;
-        let contacts = &mut self.contacts;
         let tests = match self.config.broadphase {
-            Broadphase::Incremental | Broadphase::Rebuild => {
+            Broadphase::Incremental | Broadphase::Rebuild if self.workers.serial() => {
+                let contacts = &mut self.contacts;
                 let (_, tests) = self.tree.for_each_pair_counting(|a, b| {
                     contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
                     ControlFlow::<()>::Continue(())
                 });
                 tests
             }
+            Broadphase::Incremental | Broadphase::Rebuild => {
+                let (tree, pairs) = (&self.tree, &mut self.pair_buffers);
+                self.workers.run(|| {
+                    tree.par_pairs(pairs, |a, b| {
+                        Some((*a.value.min(b.value), *a.value.max(b.value)))
+                    })
+                });
+                for chunk in self.pair_buffers.chunks() {
+                    self.contacts.extend_from_slice(chunk);
+                }
+                self.pair_buffers.tests()
+            }
             Broadphase::BruteForce => {
                 self.rects.clear();
                 self.rects.extend(self.particles.iter().map(|p| p.rect(s)));
-                every_pair(&self.rects, contacts);
+                every_pair(&self.rects, &mut self.contacts);
                 let n = self.rects.len() as u64;
                 n * n.saturating_sub(1) / 2
             }
