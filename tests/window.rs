@@ -516,7 +516,9 @@ fn brute_force_is_refused_at_100000_particles() {
 /// Pixels of white text in the middle band of the window, where the hint goes (nothing else
 /// drawn there is that light).
 fn hint_pixels(img: &Png) -> usize {
-    (340..420)
+    // Below the blue quad (screen rows 300 to 450, columns 400 to 600) and the controls panel
+    // (to row 522).
+    (525..600)
         // Not the world's white border in the first and last columns.
         .flat_map(|y| (2..img.width - 2).map(move |x| (x, y)))
         .filter(|&(x, y)| img.at(x, y)[..3].iter().all(|&c| c > 180))
@@ -528,9 +530,13 @@ fn hint_pixels(img: &Png) -> usize {
 fn an_empty_world_shows_a_hint_that_goes_once_particles_exist() {
     let empty = temp_png("hint_empty.png");
     run(&["--frames", "3", "--screenshot", empty.to_str().unwrap()]);
+    let img = Png::read(&empty);
+    assert!(hint_pixels(&img) > 200, "no hint on an empty world");
+    // The hint covers no part of the quad: its bottom edge shows along its whole width.
+    let bottom = (400..600).filter(|&x| img.is(x, 449, QUAD_EDGE)).count();
     assert!(
-        hint_pixels(&Png::read(&empty)) > 200,
-        "no hint on an empty world"
+        bottom >= 195,
+        "{bottom} of 200 pixels of the quad's bottom edge"
     );
     let spawned = temp_png("hint_spawned.png");
     let stdout = run(&[
@@ -551,11 +557,150 @@ fn an_empty_world_shows_a_hint_that_goes_once_particles_exist() {
 
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
-fn esc_ends_the_program() {
+fn esc_closes_the_help_then_the_panel_then_ends_the_program() {
     let started = std::time::Instant::now();
-    let stdout = run(&["--frames", "100000", "--press", "esc@3"]);
+    // The panel is open from the start; H opens the help.
+    let stdout = run(&[
+        "--frames", "100000", "--press", "H@2", "--press", "esc@3", "--press", "esc@4", "--press",
+        "esc@5",
+    ]);
+    assert!(stdout.contains("quit: esc at frame 5"), "{stdout}");
+    let stdout = run(&["--frames", "100000", "--press", "P@2", "--press", "esc@3"]);
     assert!(stdout.contains("quit: esc at frame 3"), "{stdout}");
     assert!(started.elapsed().as_secs() < 60);
+}
+
+/// The value of `key: ` in a scripted run's summary.
+fn summary<'a>(stdout: &'a str, key: &str) -> &'a str {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(": "))
+        .unwrap_or_else(|| panic!("no {key} in\n{stdout}"))
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_panel_sets_what_the_keys_set() {
+    let stdout = run(&[
+        "--frames",
+        "8",
+        "--spawn",
+        "500",
+        "--panel",
+        "capacity=64@2",
+        "--panel",
+        "depth=4@2",
+        "--panel",
+        "gravity=off@3",
+        "--panel",
+        "placement=loose@3",
+        "--panel",
+        "colors=speed@4",
+        "--panel",
+        "query=circle@4",
+        "--panel",
+        "broadphase=brute@5",
+        "--panel",
+        "threads=1@5",
+    ]);
+    assert!(
+        stdout.contains("tree rebuilt: leaf capacity 64"),
+        "{stdout}"
+    );
+    assert_eq!(summary(&stdout, "leaf_capacity"), "64 items");
+    assert_eq!(summary(&stdout, "depth_limit"), "4 levels");
+    assert_eq!(summary(&stdout, "placement"), "loose");
+    assert_eq!(summary(&stdout, "gravity"), "off");
+    assert_eq!(summary(&stdout, "colors"), "speed");
+    assert_eq!(summary(&stdout, "query"), "circle");
+    assert_eq!(summary(&stdout, "broadphase"), "brute force");
+    assert_eq!(summary(&stdout, "particles"), "500 count");
+    assert_eq!(summary(&stdout, "threads"), "1 count");
+    // A bigger world: room for four times the particles, the old ones gone.
+    let stdout = run(&["--frames", "4", "--spawn", "500", "--panel", "world=2@2"]);
+    assert_eq!(summary(&stdout, "particles"), "0 count");
+    let cap: usize = summary(&stdout, "particle_cap")
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((406_000..=407_000).contains(&cap), "{cap}");
+    // Buttons: spawn adds a batch, clear empties the world; a hidden panel still takes them.
+    let stdout = run(&[
+        "--frames", "6", "--press", "tab@1", "--panel", "spawn@2", "--panel", "clear@4", "--panel",
+        "spawn@5",
+    ]);
+    assert_eq!(summary(&stdout, "particles"), "5000 count");
+    // A bad setting is refused before a window opens.
+    let out = std::process::Command::new(BIN)
+        .args(["--panel", "capacity=3@2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("capacity is one of"));
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn circle_and_nearest_queries_agree_with_brute_force() {
+    let common = [
+        "--spawn",
+        "6000",
+        "--frames",
+        "20",
+        "--gravity",
+        "off",
+        "--seed",
+        "5",
+        "--right-click",
+        "900,900",
+        "--move-quad",
+        "30,15",
+    ];
+    let circle = run(&[&common[..], &["--panel", "query=circle@1"]].concat());
+    for prefix in ["right-click:", "quad report:"] {
+        let line = circle.lines().find(|l| l.starts_with(prefix)).unwrap();
+        assert!(line.contains("blue circle ("), "{line}");
+        let (count, _, tested) = check_report(line);
+        assert!(count > 0 && tested * 4 < 6000, "{line}");
+    }
+    let rect = run(&common);
+    let in_rect = field(
+        rect.lines()
+            .find(|l| l.starts_with("right-click:"))
+            .unwrap(),
+        "particles touching:",
+    );
+    let in_circle = field(
+        circle
+            .lines()
+            .find(|l| l.starts_with("right-click:"))
+            .unwrap(),
+        "particles touching:",
+    );
+    assert!(
+        in_circle < in_rect,
+        "{in_circle} in the circle, {in_rect} in its quad"
+    );
+
+    let nearest = run(&[
+        &common[..],
+        &["--panel", "query=nearest@1", "--panel", "k=37@1"],
+    ]
+    .concat());
+    for prefix in ["right-click:", "quad report:"] {
+        let line = nearest.lines().find(|l| l.starts_with(prefix)).unwrap();
+        assert!(
+            line.starts_with(&format!("{prefix} nearest 37 to (")),
+            "{line}"
+        );
+        assert_eq!(field(line, "particles found:"), 37, "{line}");
+        assert_eq!(field(line, "brute force:"), 37, "{line}");
+        assert!(line.contains("(agrees, same distances)"), "{line}");
+        let within = field(line, "nodes within reach:");
+        assert!(within >= 1 && within < field(line, &format!("reach: {within} of")));
+    }
 }
 
 #[test]

@@ -215,9 +215,9 @@ async function scriptedRun(context, base) {
     check("the hits are highlighted", inside >= hits, `${inside} highlight pixels for ${hits} particles`);
     check("no highlight away from the quad", outside === 0, `${outside} pixels`);
 
-    // Paused: the world below the HUD is the same a moment later.
+    // Paused: the world below the HUD (whose frame graph moves on) is the same a moment later.
     let moved = 0;
-    for (let y = 260; y < 740; y++) for (let x = 0; x < 1024; x++) moved += !shot.same(still, x, y);
+    for (let y = 310; y < 740; y++) for (let x = 0; x < 1024; x++) moved += !shot.same(still, x, y);
     check("Space paused the demo (keys reach the canvas)", moved === 0, `${moved} pixels changed`);
 
     // Node outlines: O hides them; what disappears includes the root's split line down the
@@ -236,6 +236,41 @@ async function scriptedRun(context, base) {
     let columns = 0;
     for (let x = 0; x < 1024; x++) columns += lineAt(x) >= 100;
     check("deeper split lines are drawn", columns >= 8, `${columns} columns with a long line`);
+
+    // Esc in a page closes the help, then the controls panel (a page cannot be closed).
+    const changed = (a, b, [x0, y0, x1, y1]) => {
+        let n = 0;
+        for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) n += !a.same(b, x, y);
+        return n;
+    };
+    // Right of the clicked quad, whose shading goes when its report times out, and left of
+    // the panel: what the help covers.
+    const middle = [460, 200, 700, 560];
+    const panelArea = [730, 150, 1015, 470];
+    // A loaded machine can take a while to draw the next frame: screenshots until it shows.
+    const shotUntil = async (ok) => {
+        const end = Date.now() + 5000;
+        let shot = new Shot(await page.screenshot());
+        while (!ok(shot) && Date.now() < end) {
+            await page.waitForTimeout(200);
+            shot = new Shot(await page.screenshot());
+        }
+        return shot;
+    };
+    await page.keyboard.press("KeyH");
+    const help = await shotUntil((s) => changed(s, bare, middle) > 20000);
+    check("H opens the help", changed(help, bare, middle) > 20000, `${changed(help, bare, middle)} pixels`);
+    await page.keyboard.press("Escape");
+    const helpClosed = await shotUntil((s) => changed(s, bare, middle) === 0);
+    check("Esc closes the help", changed(helpClosed, bare, middle) === 0, `${changed(helpClosed, bare, middle)} pixels differ`);
+    check("and leaves the panel open", changed(helpClosed, bare, panelArea) === 0);
+    await page.keyboard.press("Escape");
+    const panelClosed = await shotUntil((s) => changed(s, bare, panelArea) > 10000);
+    check(
+        "a second Esc closes the controls panel",
+        changed(panelClosed, bare, panelArea) > 10000,
+        `${changed(panelClosed, bare, panelArea)} pixels changed`,
+    );
 
     // The browser's own mouse actions stay off the canvas.
     await page.mouse.click(worldToScreen(cx), worldToScreen(cy), { button: "middle" });

@@ -12,7 +12,7 @@ use quadstress::sim::{
 use quadstress::{Config, Placement, Rect, MAX_DEPTH};
 
 use super::controls::{Action, Binding};
-use super::probe::Probe;
+use super::probe::{Probe, Shape};
 use super::profile::Profile;
 use super::stepper::Stepped;
 use super::view::{Camera, View};
@@ -107,6 +107,15 @@ pub struct Display {
     pub hud: bool,
     /// The help overlay.
     pub help: bool,
+    /// The controls panel (shown only with the statistics panel).
+    pub panel: bool,
+}
+
+impl Display {
+    /// Whether the controls panel is on screen: it hides with the statistics panel.
+    pub fn panel_shown(&self) -> bool {
+        self.hud && self.panel
+    }
 }
 
 impl Default for Display {
@@ -116,6 +125,7 @@ impl Default for Display {
             outlines: true,
             hud: true,
             help: false,
+            panel: true,
         }
     }
 }
@@ -168,6 +178,64 @@ pub struct Pointer {
     pub wheel: f32,
 }
 
+/// Particles in the sample the brute-force estimate times: about half a million rectangle
+/// tests, well under a millisecond.
+const ESTIMATE_SAMPLE: usize = 1024;
+/// Seconds between two timings of the sample.
+const ESTIMATE_SECONDS: f64 = 1.0;
+
+/// What brute force would cost at the current count: the time of one rectangle test, taken
+/// from testing every pair of a sample of the particles, times the n(n-1)/2 tests brute force
+/// makes at n particles.
+#[derive(Debug, Default)]
+pub struct BruteForceEstimate {
+    /// Milliseconds per pair test, from the last timing.
+    ms_per_pair: f64,
+    /// When the sample was last timed.
+    timed_at: Option<f64>,
+    /// The sample's rectangles, kept to avoid allocating each second.
+    sample: Vec<Rect>,
+}
+
+impl BruteForceEstimate {
+    /// Brute force's estimated pair search at `n` particles, in milliseconds; `None` before
+    /// the first timing.
+    pub fn ms_at(&self, n: usize) -> Option<f64> {
+        let n = n as f64;
+        self.timed_at
+            .map(|_| self.ms_per_pair * n * (n - 1.0).max(0.0) / 2.0)
+    }
+
+    /// Times every pair of a sample of `sim`'s particles, once every [`ESTIMATE_SECONDS`].
+    fn refresh(&mut self, sim: &Simulation, clock: Clock) {
+        let now = clock();
+        if self
+            .timed_at
+            .is_some_and(|at| now - at < ESTIMATE_SECONDS && now >= at)
+            || sim.len() < 64
+        {
+            return;
+        }
+        let s = sim.config().particle_size;
+        let stride = sim.len().div_ceil(ESTIMATE_SAMPLE).max(1);
+        self.sample.clear();
+        self.sample
+            .extend(sim.particles().iter().step_by(stride).map(|p| p.rect(s)));
+        let t = clock();
+        // The brute-force broad phase's loop: every pair, one rectangle test each.
+        let mut touching = 0usize;
+        for (i, a) in self.sample.iter().enumerate() {
+            for b in &self.sample[i + 1..] {
+                touching += usize::from(a.intersects(b));
+            }
+        }
+        std::hint::black_box(touching);
+        let m = self.sample.len() as f64;
+        self.ms_per_pair = (clock() - t) * 1e3 / (m * (m - 1.0) / 2.0);
+        self.timed_at = Some(now);
+    }
+}
+
 /// Fractional particles owed to each spawn source, so low rates still spawn.
 #[derive(Debug, Default)]
 struct SpawnDebt {
@@ -197,6 +265,8 @@ pub struct App {
     pub graph: FrameGraph,
     /// The last step's phase times.
     pub times: PhaseTimes,
+    /// Brute force's cost at the current count, for comparison with the tree's.
+    pub brute_force: BruteForceEstimate,
     paused: bool,
     step_once: bool,
     quit: bool,
@@ -241,9 +311,11 @@ impl App {
             sim,
             camera: Camera::default(),
             display: Display::default(),
-            probe: Probe::new(Rect::from_min_size(1800.0, 900.0, 600.0, 450.0), WORLD),
+            // Left of the controls panel, clear of the hint below it.
+            probe: Probe::new(Rect::from_min_size(1200.0, 900.0, 600.0, 450.0), WORLD),
             graph: FrameGraph::new(),
             times: PhaseTimes::default(),
+            brute_force: BruteForceEstimate::default(),
             paused: false,
             step_once: false,
             quit: false,
@@ -273,8 +345,29 @@ impl App {
         })?;
         sim.set_threads(threads)?;
         self.sim = sim;
-        self.probe = Probe::new(self.probe.rect(), world);
+        self.probe.set_world(world);
         Ok(())
+    }
+
+    /// [`set_world_scale`](Self::set_world_scale), saying what happened.
+    pub fn rescale_world(&mut self, scale: f32) {
+        match self.set_world_scale(scale) {
+            Ok(()) => {
+                let cap = self.sim.config().max_particles;
+                self.say(format_args!(
+                    "world x{scale}: room for {cap} particles (the old ones are gone)"
+                ));
+            }
+            Err(e) => self.say(format_args!("world scale refused: {e}")),
+        }
+    }
+
+    /// Runs the simulation's phases on `threads` worker threads, or says why not.
+    pub fn set_threads(&mut self, threads: usize) {
+        match self.sim.set_threads(threads) {
+            Ok(()) => self.say(format_args!("simulation threads: {threads}")),
+            Err(e) => self.say(format_args!("threads refused: {e}")),
+        }
     }
 
     /// Seconds on the app's clock.
@@ -382,10 +475,7 @@ impl App {
             Action::ToggleOutlines => self.display.outlines = !self.display.outlines,
             Action::Pause => self.paused = !self.paused,
             Action::Step => self.step_once = true,
-            Action::Clear => {
-                self.sim.clear();
-                self.probe.forget();
-            }
+            Action::Clear => self.clear(),
             Action::ToggleGravity => self.set_gravity(!self.sim.config().gravity_on),
             Action::CycleBroadphase => self.set_broadphase(self.sim.broadphase().next()),
             Action::CapacityDown | Action::CapacityUp | Action::DepthDown | Action::DepthUp => {
@@ -408,7 +498,19 @@ impl App {
             }
             Action::ToggleHud => self.display.hud = !self.display.hud,
             Action::ToggleHelp => self.display.help = !self.display.help,
-            Action::Quit => self.quit = true,
+            Action::TogglePanel => self.display.panel = !self.display.panel,
+            Action::CycleQuery => self.set_query(self.probe.shape().next()),
+            Action::Close => {
+                // Esc closes what is open before it ends anything, so in a page (which cannot
+                // be ended) it still does something.
+                if self.display.help {
+                    self.display.help = false;
+                } else if self.display.panel_shown() {
+                    self.display.panel = false;
+                } else {
+                    self.quit = true;
+                }
+            }
         }
     }
 
@@ -417,6 +519,45 @@ impl App {
         self.cursor_rate = rate.clamp(10.0, 50_000.0);
         let rate = self.cursor_rate;
         self.say(format_args!("cursor stream: {rate:.0} particles/s"));
+    }
+
+    /// Sets the blue quad's query and runs it if its report is shown.
+    pub fn set_query(&mut self, shape: Shape) {
+        self.probe.set_shape(shape);
+        self.say(format_args!("right-click query: {}", shape.name()));
+        if self.report_shown() {
+            self.probe.run(&mut self.sim, self.clock);
+            println!("query: {}", self.probe.line());
+        }
+    }
+
+    /// Sets how many neighbours the nearest query finds.
+    pub fn set_nearest_k(&mut self, k: usize) {
+        self.probe.set_k(k);
+        if self.report_shown() {
+            self.probe.run(&mut self.sim, self.clock);
+        }
+    }
+
+    /// Spawns `n` particles at random places.
+    pub fn spawn_at_random(&mut self, n: usize) {
+        self.spawn(n, None);
+    }
+
+    /// Pauses or resumes the simulation.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// Advances one frame while paused.
+    pub fn step_once(&mut self) {
+        self.step_once = true;
+    }
+
+    /// Removes every particle.
+    pub fn clear(&mut self) {
+        self.sim.clear();
+        self.probe.forget();
     }
 
     /// Sets the colouring.
@@ -532,6 +673,7 @@ impl App {
     pub fn stepped(&mut self, stepped: Stepped) {
         if let Some(times) = stepped.times {
             self.times = times;
+            self.brute_force.refresh(&self.sim, self.clock);
             let p = &mut self.profile;
             p.step.push(times.step_ms);
             p.update.push(times.update_ms);
@@ -565,12 +707,11 @@ pub fn placement_name(placement: Placement) -> &'static str {
     }
 }
 
+/// A fake clock and an `App` reading it, for the demo's unit tests.
 #[cfg(test)]
-mod tests {
+pub mod tests_support {
     use std::cell::Cell;
 
-    use super::super::controls::BINDINGS;
-    use super::super::probe::REPORT_SECONDS;
     use super::*;
 
     thread_local! {
@@ -578,15 +719,18 @@ mod tests {
         static NOW: Cell<f64> = const { Cell::new(100.0) };
     }
 
-    fn fake_clock() -> f64 {
+    /// The fake clock: seconds that pass only by [`advance`].
+    pub fn fake_clock() -> f64 {
         NOW.with(Cell::get)
     }
 
-    fn advance(seconds: f64) {
+    /// Moves this thread's fake clock on.
+    pub fn advance(seconds: f64) {
         NOW.with(|now| now.set(now.get() + seconds));
     }
 
-    fn app() -> App {
+    /// An empty demo with the default settings, on the fake clock.
+    pub fn test_app() -> App {
         App::new(
             Config::default(),
             true,
@@ -596,6 +740,14 @@ mod tests {
         )
         .unwrap()
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::controls::BINDINGS;
+    use super::super::probe::REPORT_SECONDS;
+    use super::tests_support::{advance, fake_clock, test_app as app};
+    use super::*;
 
     fn view() -> View {
         View::new(WORLD, 1024.0, 768.0, Camera::default())
@@ -604,6 +756,42 @@ mod tests {
     fn press(app: &mut App, action: Action) {
         let b = BINDINGS.iter().find(|b| b.action == action).unwrap();
         app.act(b, 1.0 / 60.0, &view(), Pointer::default());
+    }
+
+    #[test]
+    fn the_brute_force_estimate_grows_with_the_square_of_the_count() {
+        let mut app = app();
+        assert_eq!(app.brute_force.ms_at(1000), None);
+        app.sim.spawn_burst(3000).unwrap();
+        // The fake clock stands still: a timing of 0 ms, then the estimate is 0.
+        app.update();
+        assert_eq!(app.brute_force.ms_at(3000), Some(0.0));
+        // A real clock gives a positive time per pair, scaled by n(n-1)/2.
+        fn real_clock() -> f64 {
+            use std::sync::OnceLock;
+            static START: OnceLock<std::time::Instant> = OnceLock::new();
+            START
+                .get_or_init(std::time::Instant::now)
+                .elapsed()
+                .as_secs_f64()
+        }
+        let mut estimate = BruteForceEstimate::default();
+        estimate.refresh(&app.sim, real_clock);
+        let (small, large) = (
+            estimate.ms_at(1000).unwrap(),
+            estimate.ms_at(100_000).unwrap(),
+        );
+        assert!(small > 0.0);
+        let ratio = large / small;
+        let expected = (100_000.0 * 99_999.0) / (1000.0 * 999.0);
+        assert!(
+            (ratio / expected - 1.0).abs() < 1e-9,
+            "{ratio} vs {expected}"
+        );
+        // Within a second it is not timed again.
+        let per_pair = estimate.ms_per_pair;
+        estimate.refresh(&app.sim, real_clock);
+        assert_eq!(estimate.ms_per_pair, per_pair);
     }
 
     #[test]
@@ -627,7 +815,7 @@ mod tests {
         app.right_click(900.0, 900.0);
         assert_eq!(app.probe.rect(), Rect::new(600.0, 675.0, 1200.0, 1125.0));
         let r = *app.probe.report();
-        assert!(r.count > 0 && r.agrees(), "{r:?}");
+        assert!(r.count > 0 && r.agrees, "{r:?}");
         assert_eq!(r.count, app.probe.hits().len());
         assert!(
             r.particles_tested >= r.count && r.particles_tested < 3000,
@@ -641,7 +829,7 @@ mod tests {
         advance(2.0);
         assert!(app.report_shown());
         app.update();
-        assert!(app.probe.report().agrees());
+        assert!(app.probe.report().agrees);
         assert_eq!(app.probe.rect().min_x, 630.0);
         advance(REPORT_SECONDS);
         assert!(!app.report_shown());
@@ -674,17 +862,17 @@ mod tests {
             }
         };
         // Press inside the quad: it stays; a release without a move reports nothing more.
-        app.act(&quad, 0.016, &v, at(2100.0, 1200.0));
+        app.act(&quad, 0.016, &v, at(1500.0, 1200.0));
         let clicked = app.probe.rect();
-        assert_eq!(clicked, Rect::from_min_size(1800.0, 900.0, 600.0, 450.0));
+        assert_eq!(clicked, Rect::from_min_size(1200.0, 900.0, 600.0, 450.0));
         assert!(app.probe.release(&mut app.sim, fake_clock).is_none());
         // Press, drag by (300, -300), release: the quad follows the grip and reports again.
-        app.act(&quad, 0.016, &v, at(2100.0, 1200.0));
-        app.act(&quad, 0.016, &v, at(2400.0, 900.0));
+        app.act(&quad, 0.016, &v, at(1500.0, 1200.0));
+        app.act(&quad, 0.016, &v, at(1800.0, 900.0));
         let moved = app.probe.rect();
-        assert!((moved.min_x - 2100.0).abs() < 2.0 && (moved.min_y - 600.0).abs() < 2.0);
+        assert!((moved.min_x - 1500.0).abs() < 2.0 && (moved.min_y - 600.0).abs() < 2.0);
         let report = app.probe.release(&mut app.sim, fake_clock).unwrap();
-        assert!(report.agrees());
+        assert!(report.agrees);
         assert_eq!(report.brute_count, app.sim.touching_brute_force(&moved));
     }
 

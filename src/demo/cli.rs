@@ -6,6 +6,7 @@ use quadstress::sim::Broadphase;
 use quadstress::{Config, Placement};
 
 use super::app::ColorMode;
+use super::panel::{Control, Value};
 
 /// The quadstress demo: particles in a quadtree, live.
 ///
@@ -105,6 +106,11 @@ pub struct Args {
     /// `esc`, `tab`) were pressed on frame N, e.g. `B@3`; repeatable.
     #[arg(long, value_name = "LABEL@N", value_parser = parse_press, allow_hyphen_values = true)]
     pub press: Vec<(String, u64)>,
+
+    /// Windowed: set a control of the controls panel on frame N, through its widget, e.g.
+    /// `capacity=64@3`, `gravity=off@2`, `query=circle@1`, `clear@5` (a button); repeatable.
+    #[arg(long, value_name = "NAME=VALUE@N", value_parser = parse_panel, allow_hyphen_values = true)]
+    pub panel: Vec<(&'static Control, Value, u64)>,
 
     /// Windowed: frames run before the frame times are recorded (a pile settles untimed).
     #[arg(long, default_value_t = 0)]
@@ -262,4 +268,14 @@ fn parse_press(s: &str) -> Result<(String, u64), String> {
         ));
     }
     Ok((label.to_owned(), frame.max(1)))
+}
+
+fn parse_panel(s: &str) -> Result<(&'static Control, Value, u64), String> {
+    let (setting, frame) = s.rsplit_once('@').unwrap_or((s, "1"));
+    let frame: u64 = frame
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
+    let (control, value) = super::panel::parse_setting(setting)?;
+    Ok((control, value, frame.max(1)))
 }

@@ -70,8 +70,12 @@ pub enum Action {
     ToggleHud,
     /// Help overlay on/off.
     ToggleHelp,
-    /// End the program.
-    Quit,
+    /// Controls panel on/off.
+    TogglePanel,
+    /// Next query shape of the blue quad: rectangle, circle, k nearest.
+    CycleQuery,
+    /// Close the help, then the panel; with neither open, end the program (on the desktop).
+    Close,
 }
 
 impl Action {
@@ -178,9 +182,11 @@ pub const BINDINGS: &[Binding] = &[
     bind(Key(KeyCode::Minus),         "-",            Pressed, A::DepthDown,        "depth limit - 1 (tree rebuilt)"),
     bind(Key(KeyCode::Equal),         "=",            Pressed, A::DepthUp,          "depth limit + 1 (tree rebuilt)"),
     bind(Key(KeyCode::L),             "L",            Pressed, A::TogglePlacement,  "placement: exact (smallest containing node) / loose (tree rebuilt)"),
-    bind(Key(KeyCode::Tab),           "tab",          Pressed, A::ToggleHud,        "statistics panel on / off"),
+    bind(Key(KeyCode::K),             "K",            Pressed, A::CycleQuery,       "right-click query: rectangle / circle / k nearest"),
+    bind(Key(KeyCode::Tab),           "tab",          Pressed, A::ToggleHud,        "statistics and controls panels on / off"),
+    bind(Key(KeyCode::P),             "P",            Pressed, A::TogglePanel,      "controls panel on / off"),
     bind(Key(KeyCode::H),             "H",            Pressed, A::ToggleHelp,       "help on / off"),
-    bind(Key(KeyCode::Escape),        "esc",          Pressed, A::Quit,             "quit (on the desktop; a web page stays)"),
+    bind(Key(KeyCode::Escape),        "esc",          Pressed, A::Close,            "close the help, then the panel; then quit (on the desktop; a web page stays)"),
 ];
 
 /// Help lines, one per distinct (label, help) row, in table order: bindings that share a label
@@ -192,6 +198,14 @@ pub fn help_lines() -> impl Iterator<Item = (&'static str, String)> {
             .any(|o| o.label == b.label && o.help == b.help);
         (!seen).then(|| (b.label, b.help_text()))
     })
+}
+
+/// The label of the first input bound to `action`, for the panel's captions.
+pub fn label_of(action: Action) -> Option<&'static str> {
+    BINDINGS
+        .iter()
+        .find(|b| b.action == action)
+        .map(|b| b.label)
 }
 
 /// The bindings a label names (`--press` uses the help's labels), case-insensitively.

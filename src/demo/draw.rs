@@ -5,16 +5,19 @@ use std::fmt::Write as _;
 use std::ops::ControlFlow;
 
 use macroquad::color::Color;
-use macroquad::shapes::{draw_line, draw_rectangle, draw_rectangle_lines};
+use macroquad::shapes::{draw_circle_lines, draw_line, draw_rectangle, draw_rectangle_lines};
 use macroquad::text::{draw_text, measure_text};
 use macroquad::time::get_fps;
 use macroquad::window::{clear_background, screen_height, screen_width};
 
+use quadstress::sim::Broadphase;
 use quadstress::TreeStats;
 
 use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES};
 use super::canvas::Canvas;
 use super::instanced::Instanced;
+use super::panel;
+use super::probe::{Outline, Shape};
 use super::scene::Scene;
 use super::view::View;
 
@@ -193,12 +196,17 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     }
     let (qx, qy, qw, qh) = view.rect_to_screen(&app.probe.rect());
     let report = app.report_shown();
-    // The quad's edge above the particles, so it stays visible in a crowd.
-    draw_rectangle_lines(qx, qy, qw, qh, 3.0, QUAD_EDGE);
+    // The probe's edge above the particles, so it stays visible in a crowd.
+    draw_probe(app.probe.outline(), view, (qx, qy, qw, qh));
 
     let text = &mut scratch.text;
     if sim.is_empty() {
-        draw_hint();
+        // Below the quad and the controls panel, so it covers neither.
+        let mut below = qy + qh;
+        if app.display.panel_shown() {
+            below = below.max(panel::position(screen_width()).y + panel::HEIGHT);
+        }
+        draw_hint(below);
     }
     if app.display.hud {
         draw_hud(app, &stats, text);
@@ -225,14 +233,40 @@ fn text_size() -> (f32, f32) {
     }
 }
 
-/// Draws `text` in a panel at `(x, y)` (or right-aligned to `x` if `right`), returns the
-/// panel's size.
-fn panel(text: &str, x: f32, y: f32, right: bool, extra_h: f32, edge: Option<Color>) -> (f32, f32) {
+/// The blue probe's outline over the particles: the quad `(x, y, w, h)` on screen, the
+/// circle inside it, or the nearest query's point and the reach of its farthest find.
+fn draw_probe(outline: Outline, view: &View, (x, y, w, h): (f32, f32, f32, f32)) {
+    match outline {
+        Outline::Rect(_) => draw_rectangle_lines(x, y, w, h, 3.0, QUAD_EDGE),
+        Outline::Circle { x, y, r } => {
+            let (sx, sy) = view.to_screen(x, y);
+            draw_circle_lines(sx, sy, r * view.scale(), 3.0, QUAD_EDGE);
+        }
+        Outline::Nearest { x, y, reach } => {
+            let (sx, sy) = view.to_screen(x, y);
+            draw_line(sx - 10.0, sy, sx + 10.0, sy, 3.0, QUAD_EDGE);
+            draw_line(sx, sy - 10.0, sx, sy + 10.0, 3.0, QUAD_EDGE);
+            if reach > 0.0 {
+                draw_circle_lines(sx, sy, reach * view.scale(), 2.0, QUAD_EDGE);
+            }
+        }
+    }
+}
+
+/// Draws `text` in a panel at `(x, y)` (or right-aligned to `x` if `right`), at least `min_w`
+/// wide; returns the panel's size.
+fn panel(
+    text: &str,
+    (x, y): (f32, f32),
+    right: bool,
+    (min_w, extra_h): (f32, f32),
+    edge: Option<Color>,
+) -> (f32, f32) {
     let (size, step) = text_size();
     let w = text
         .lines()
         .map(|l| measure_text(l, None, size as u16, 1.0).width)
-        .fold(0.0f32, f32::max)
+        .fold(min_w, f32::max)
         + 16.0;
     let h = text.lines().count() as f32 * step + 10.0 + extra_h;
     let x = if right { x - w } else { x };
@@ -246,7 +280,8 @@ fn panel(text: &str, x: f32, y: f32, right: bool, extra_h: f32, edge: Option<Col
     (w, h)
 }
 
-fn draw_hint() {
+/// The first screen's hint, its box's top edge at or below `top`.
+fn draw_hint(top: f32) {
     let lines = [
         "hold 1 or 2: particles rain in      hold the left mouse: pour them at the cursor",
         "right-click: test the blue quad through the tree      wheel: zoom      H: help",
@@ -257,7 +292,7 @@ fn draw_hint() {
         .map(|l| measure_text(l, None, size as u16, 1.0).width)
         .fold(0.0f32, f32::max);
     let x = ((screen_width() - w) / 2.0).max(4.0);
-    let y = screen_height() / 2.0 - step;
+    let y = (top + 12.0 + step + 4.0).min(screen_height() - step * 2.0);
     draw_rectangle(x - 12.0, y - step - 4.0, w + 24.0, step * 2.0 + 18.0, PANEL);
     for (i, line) in lines.iter().enumerate() {
         draw_text(line, x, y + i as f32 * step + 4.0, size, TEXT);
@@ -271,6 +306,9 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
     let brute_pairs = n * (n - 1.0).max(0.0) / 2.0;
     let tree = sim.config().tree;
     let last = app.graph.last_ms();
+    // The panel is as wide as the legend's longest line (the depth legend at depth 10); it is
+    // measured before the text goes into `hud`, which it uses.
+    let legend_w = draw_legend(app, stats, hud, (12.0, 0.0), false) - 12.0;
     hud.clear();
     let _ = write!(
         hud,
@@ -278,9 +316,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
          particles {} of {}   cursor {:.0}/s\n\
          nodes {}   deepest {}   at root {}\n\
          leaf capacity {}   depth limit {}   {}\n\
-         contacts {}   pairs tested {:.4}%\n\
-         {}   gravity {}\n\
-         H: help   tab: hide",
+         contacts {}   pairs tested {:.4}%\n",
         get_fps(),
         last,
         if app.paused() { "   PAUSED" } else { "" },
@@ -299,24 +335,36 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         } else {
             0.0
         },
+    );
+    brute_force_line(app, hud);
+    let _ = write!(
+        hud,
+        "\n{}   gravity {}",
         sim.broadphase().name(),
         if sim.config().gravity_on { "on" } else { "off" },
     );
     profile_lines(app, hud);
+    hud.push_str("\nH: help   tab: hide   P: panel");
     if screen_height() < 420.0 || screen_width() < 480.0 {
         // A small window keeps the world visible: the first two lines and the legend.
         let end = hud.match_indices('\n').nth(1).map_or(hud.len(), |(i, _)| i);
         hud.truncate(end);
         let (_, step) = text_size();
-        let (_, h) = panel(hud, 4.0, 4.0, false, step + 4.0, None);
-        draw_legend(app, stats, hud, 12.0, 4.0 + h - 6.0);
+        let (_, h) = panel(hud, (4.0, 4.0), false, (legend_w, step + 4.0), None);
+        draw_legend(app, stats, hud, (12.0, 4.0 + h - 6.0), true);
         return;
     }
     let (_, step) = text_size();
     let graph_h = 30.0;
-    let (w, h) = panel(hud, 4.0, 4.0, false, graph_h + 8.0 + step, None);
+    let (w, h) = panel(
+        hud,
+        (4.0, 4.0),
+        false,
+        (legend_w, graph_h + 8.0 + step),
+        None,
+    );
     draw_frame_graph(app, 12.0, 4.0 + h - graph_h - 8.0 - step, w - 16.0, graph_h);
-    draw_legend(app, stats, hud, 12.0, 4.0 + h - 8.0);
+    draw_legend(app, stats, hud, (12.0, 4.0 + h - 8.0), true);
 }
 
 /// The profile, Box2D style: the step's and the drawing's last value, `[mean]` and `(max)`
@@ -361,14 +409,29 @@ fn draw_frame_graph(app: &App, x: f32, y: f32, w: f32, h: f32) {
         };
         draw_rectangle(x + i as f32 * bar, y + h - bh, bar.max(1.0), bh, color);
     }
-    for ms in [16.7, 33.3] {
+    // Each line labelled above it, 16.7 at the left end and 33.3 at the right, so the labels
+    // never overlap however close the lines come.
+    for (ms, label, right) in [(16.7, "16.7 ms", false), (33.3, "33.3 ms", true)] {
         let ly = y + h - (ms / full_scale_ms) * h;
         draw_line(x, ly, x + w, ly, 1.0, Color::new(1.0, 1.0, 1.0, 0.6));
+        let lx = if right {
+            x + w - measure_text(label, None, 13, 1.0).width - 2.0
+        } else {
+            x + 2.0
+        };
+        draw_text(label, lx, ly - 1.0, 13.0, TEXT);
     }
 }
 
-/// The legend of the current colouring, one line from `(x, y)` (the text's baseline).
-fn draw_legend(app: &App, stats: &TreeStats, text: &mut String, x: f32, y: f32) {
+/// The legend of the current colouring, one line from `(x, y)` (the text's baseline), drawn
+/// if `paint`; returns where it ends on the right.
+fn draw_legend(
+    app: &App,
+    stats: &TreeStats,
+    text: &mut String,
+    (x, y): (f32, f32),
+    paint: bool,
+) -> f32 {
     let (size, _) = text_size();
     let swatch = |x: f32, y: f32, c: [u8; 4]| {
         draw_rectangle(
@@ -382,11 +445,15 @@ fn draw_legend(app: &App, stats: &TreeStats, text: &mut String, x: f32, y: f32) 
     text.clear();
     let _ = write!(text, "{} (V):", app.display.colors.name());
     let title_w = measure_text(text.as_str(), None, size as u16, 1.0).width;
-    draw_text(text.as_str(), x, y, size, TEXT);
+    if paint {
+        draw_text(text.as_str(), x, y, size, TEXT);
+    }
     let mut x = x + 8.0 + title_w;
     let label = |x: &mut f32, c: [u8; 4], s: &str| {
-        swatch(*x, y, c);
-        draw_text(s, *x + size * 0.8, y, size, TEXT);
+        if paint {
+            swatch(*x, y, c);
+            draw_text(s, *x + size * 0.8, y, size, TEXT);
+        }
         *x += size * 0.8 + measure_text(s, None, size as u16, 1.0).width + 10.0;
     };
     match app.display.colors {
@@ -406,30 +473,94 @@ fn draw_legend(app: &App, stats: &TreeStats, text: &mut String, x: f32, y: f32) 
             label(&mut x, FREE, "free");
         }
     }
+    // The last label's gap is not part of the legend.
+    x - 10.0
+}
+
+/// The tree's broad phase (update and pair search) beside brute force's at the current count:
+/// measured when brute force runs, estimated from a timed sample otherwise.
+fn brute_force_line(app: &App, out: &mut String) {
+    let t = &app.times;
+    let n = app.sim.len();
+    if app.sim.broadphase() == Broadphase::BruteForce {
+        let _ = write!(out, "brute force: pairs {:.1} ms (measured)", t.pairs_ms);
+        return;
+    }
+    let tree_ms = t.update_ms + t.pairs_ms;
+    match app.brute_force.ms_at(n) {
+        Some(brute_ms) if n >= 2 && brute_ms > 0.0 => {
+            let _ = write!(
+                out,
+                "tree {tree_ms:.1} ms; brute force ~{brute_ms:.0} ms ({:.0}x)",
+                brute_ms / tree_ms.max(1e-3)
+            );
+        }
+        _ => {
+            let _ = write!(out, "tree {tree_ms:.1} ms; brute force: timing");
+        }
+    }
 }
 
 fn draw_report(app: &App, text: &mut String) {
     let r = app.probe.report();
     text.clear();
+    let verdict = if r.agrees { "agrees" } else { "DISAGREES" };
+    if r.shape == Shape::Nearest {
+        let _ = write!(
+            text,
+            "{} nearest to the cross\n\
+             particles found: {}\n\
+             brute force: {} ({verdict})\n\
+             farthest at: {:.1}\n\
+             nodes within reach: {} of {}\n\
+             tree query: {:.3} ms",
+            app.probe.k(),
+            r.count,
+            r.brute_count,
+            r.reach,
+            r.nodes_visited,
+            r.nodes_total,
+            r.query_ms,
+        );
+        panel(
+            text,
+            (screen_width() - 4.0, 4.0),
+            true,
+            (0.0, 0.0),
+            Some(QUAD_EDGE),
+        );
+        return;
+    }
     let _ = write!(
         text,
-        "blue quad collides: {}\n\
+        "blue {} collides: {}\n\
          particles touching: {}\n\
          brute force: {} ({})\n\
          nodes visited: {} of {}\n\
          particles tested: {} of {}\n\
          tree query: {:.3} ms",
+        if r.shape == Shape::Circle {
+            "circle"
+        } else {
+            "quad"
+        },
         if r.count > 0 { "YES" } else { "no" },
         r.count,
         r.brute_count,
-        if r.agrees() { "agrees" } else { "DISAGREES" },
+        verdict,
         r.nodes_visited,
         r.nodes_total,
         r.particles_tested,
         r.particles_total,
         r.query_ms,
     );
-    panel(text, screen_width() - 4.0, 4.0, true, 0.0, Some(QUAD_EDGE));
+    panel(
+        text,
+        (screen_width() - 4.0, 4.0),
+        true,
+        (0.0, 0.0),
+        Some(QUAD_EDGE),
+    );
 }
 
 fn draw_help(lines: &[(&str, String)]) {

@@ -7,6 +7,7 @@ pub mod controls;
 pub mod draw;
 pub mod headless;
 pub mod instanced;
+pub mod panel;
 pub mod platform;
 pub mod probe;
 pub mod profile;
@@ -139,6 +140,8 @@ async fn run(mut app: App, mut args: Args) {
     })
     .expect("the default configuration is valid");
     let mut stepper = stepper::Stepper::new(args.overlap == Switch::On, stand_in);
+    let mut panel_text = panel::PanelText::default();
+    let mut scripted = Vec::with_capacity(args.panel.len());
     let mut frame: u64 = 0;
     // Bounded whatever `--frames` says: exact up to a limit, then a fixed histogram.
     let timed = || Percentiles::with_capacity(args.frames.unwrap_or(0));
@@ -172,8 +175,11 @@ async fn run(mut app: App, mut args: Args) {
         let last = args.frames.is_some_and(|n| frame >= n);
 
         let pointer = controls::read_pointer();
+        // The panel's clicks and wheel turns are its own, not the world's.
+        let over_panel = panel::is_over(&app, pointer.x, pointer.y);
         for b in BINDINGS {
-            if controls::is_active(b) {
+            let pointing = matches!(b.input, controls::Input::Mouse(_) | controls::Input::Wheel);
+            if controls::is_active(b) && !(pointing && over_panel) {
                 app.act(b, dt, &view, pointer);
             } else {
                 app.release(b);
@@ -184,6 +190,14 @@ async fn run(mut app: App, mut args: Args) {
                 app.act(b, dt, &view, pointer);
             }
         }
+        scripted.clear();
+        scripted.extend(
+            args.panel
+                .iter()
+                .filter(|&&(_, _, at)| at == frame)
+                .map(|&(c, v, _)| (c, v)),
+        );
+        panel::show(&mut app, &scripted, screen_width(), &mut panel_text);
         if frame == 1 {
             if let Some((x, y)) = args.right_click {
                 app.right_click(x, y);
@@ -273,8 +287,22 @@ async fn run(mut app: App, mut args: Args) {
 fn report_scripted_run(app: &App, view: &View, frame_seconds: &mut Percentiles) {
     println!("particles: {} count", app.sim.len());
     println!("particle_cap: {} count", app.sim.config().max_particles);
+    println!("threads: {} count", app.sim.threads());
     println!("broadphase: {}", app.sim.broadphase().name());
     println!("colors: {}", app.display.colors.name());
+    let tree = app.sim.config().tree;
+    println!("leaf_capacity: {} items", tree.leaf_capacity);
+    println!("depth_limit: {} levels", tree.max_depth);
+    println!("placement: {}", app::placement_name(tree.placement));
+    println!(
+        "gravity: {}",
+        if app.sim.config().gravity_on {
+            "on"
+        } else {
+            "off"
+        }
+    );
+    println!("query: {}", app.probe.shape().name());
     println!("zoom: {} px_per_unit", view.scale());
     println!(
         "particle_side: {} px",

@@ -1,41 +1,90 @@
-//! The blue quad: a query the right mouse button places and drags over the particles, run
-//! through the tree every frame while its report is shown, with the brute-force count beside
-//! it as a cross-check.
+//! The blue probe: a query the right mouse button places and drags over the particles, run
+//! through the tree every frame while its report is shown, with a brute-force scan beside it
+//! as a cross-check. Its shape is the blue quad (a rectangle query), the disc inside it (a
+//! circle query) or its centre (the k nearest particles).
 
 use std::ops::ControlFlow;
 
+use clap::ValueEnum;
 use quadstress::sim::Simulation;
-use quadstress::Rect;
+use quadstress::{ItemId, Rect};
 
 use super::app::Clock;
 
 /// How long the report stays on screen after the last click or move, in seconds.
 pub const REPORT_SECONDS: f64 = 4.0;
+/// The most neighbours the nearest query asks for.
+pub const MAX_NEAREST: usize = 1000;
+
+/// The query the probe runs (also the `--query` flag's values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Shape {
+    /// Every particle touching the blue quad.
+    #[default]
+    Rect,
+    /// Every particle touching the disc inside the quad.
+    Circle,
+    /// The k particles nearest to the quad's centre.
+    Nearest,
+}
+
+impl Shape {
+    /// The next shape, wrapping around.
+    pub fn next(self) -> Self {
+        match self {
+            Shape::Rect => Shape::Circle,
+            Shape::Circle => Shape::Nearest,
+            Shape::Nearest => Shape::Rect,
+        }
+    }
+
+    /// The name the panel and messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Rect => "rectangle",
+            Shape::Circle => "circle",
+            Shape::Nearest => "k nearest",
+        }
+    }
+}
 
 /// What the last run of the query found and what it cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Report {
-    /// Particles touching the quad, by the tree.
+    /// The shape it ran.
+    pub shape: Shape,
+    /// Particles found by the tree.
     pub count: usize,
     /// The same count by scanning every particle.
     pub brute_count: usize,
-    /// Nodes the tree query entered.
+    /// Whether the scan found the same: the same count, and for the nearest query the same
+    /// distances.
+    pub agrees: bool,
+    /// Nodes the tree query entered; for the nearest query, the nodes within `reach` of the
+    /// point, which any nearest search must enter.
     pub nodes_visited: usize,
     /// Nodes in the tree.
     pub nodes_total: usize,
-    /// Particles the tree query tested.
+    /// Particles the tree query tested (0 for the nearest query, whose walk the library keeps
+    /// to itself).
     pub particles_tested: usize,
     /// Particles in the tree.
     pub particles_total: usize,
+    /// The nearest query's k-th distance (0 for the other shapes).
+    pub reach: f32,
     /// How long the tree query took.
     pub query_ms: f64,
 }
 
-impl Report {
-    /// Whether the tree and the brute-force scan agree.
-    pub fn agrees(&self) -> bool {
-        self.count == self.brute_count
-    }
+/// What the draw code outlines for the probe, in world units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outline {
+    /// The blue quad.
+    Rect(Rect),
+    /// A disc.
+    Circle { x: f32, y: f32, r: f32 },
+    /// The nearest query's point and the distance of the farthest particle found.
+    Nearest { x: f32, y: f32, reach: f32 },
 }
 
 /// Where the right button holds the quad.
@@ -47,10 +96,14 @@ struct Grip {
     moved: bool,
 }
 
-/// The blue quad, its last report and what its query visited and found.
+/// The blue probe, its last report and what its query visited and found.
 #[derive(Debug)]
 pub struct Probe {
+    /// The blue quad: the circle is inscribed in it, the nearest query starts at its centre.
     rect: Rect,
+    shape: Shape,
+    /// Neighbours the nearest query asks for.
+    k: usize,
     /// The world the quad stays inside.
     world: Rect,
     report: Report,
@@ -58,6 +111,9 @@ pub struct Probe {
     hits: Vec<u32>,
     /// Cells of the nodes the query visited, and whether each is a leaf.
     visited: Vec<(Rect, bool)>,
+    /// The nearest query's answer, and the brute-force distances it is checked against.
+    nearest: Vec<(ItemId, f32)>,
+    distances: Vec<f32>,
     /// While the right button holds the quad: where it was gripped.
     grip: Option<Grip>,
     /// Until when the report stays on screen (seconds on the app's clock).
@@ -65,22 +121,66 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// A quad `rect` inside `world`, its report hidden.
+    /// A quad `rect` inside `world`, a rectangle query, its report hidden.
     pub fn new(rect: Rect, world: Rect) -> Self {
         Probe {
             rect,
+            shape: Shape::Rect,
+            k: 50,
             world,
             report: Report::default(),
             hits: Vec::new(),
             visited: Vec::new(),
+            nearest: Vec::new(),
+            distances: Vec::new(),
             grip: None,
             until: 0.0,
         }
     }
 
-    /// The quad.
+    /// The blue quad.
     pub fn rect(&self) -> Rect {
         self.rect
+    }
+
+    /// The query it runs.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Neighbours the nearest query asks for.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Sets the query's shape.
+    pub fn set_shape(&mut self, shape: Shape) {
+        self.shape = shape;
+    }
+
+    /// Sets how many neighbours the nearest query asks for, 1 to [`MAX_NEAREST`].
+    pub fn set_k(&mut self, k: usize) {
+        self.k = k.clamp(1, MAX_NEAREST);
+    }
+
+    /// The disc of the circle query: inscribed in the quad.
+    fn circle(&self) -> (f32, f32, f32) {
+        let (x, y) = self.rect.center();
+        (x, y, self.rect.width().min(self.rect.height()) / 2.0)
+    }
+
+    /// What to outline on screen.
+    pub fn outline(&self) -> Outline {
+        let (x, y, r) = self.circle();
+        match self.shape {
+            Shape::Rect => Outline::Rect(self.rect),
+            Shape::Circle => Outline::Circle { x, y, r },
+            Shape::Nearest => Outline::Nearest {
+                x,
+                y,
+                reach: self.report.reach,
+            },
+        }
     }
 
     /// The last run's figures.
@@ -114,6 +214,13 @@ impl Probe {
         self.hits.clear();
         self.visited.clear();
         self.until = 0.0;
+    }
+
+    /// Moves the quad into a new world (a new simulation: the last run's finds are gone).
+    pub fn set_world(&mut self, world: Rect) {
+        self.world = world;
+        self.forget();
+        self.place(self.rect.min_x, self.rect.min_y, 0.0);
     }
 
     /// Moves the quad's corner to `(x, y)`, kept inside the world; a shown report stays up
@@ -186,13 +293,24 @@ impl Probe {
     }
 
     /// Runs the query through the tree (collecting the visited nodes and the hits) and the
-    /// brute-force count, refreshing the report.
+    /// brute-force scan, refreshing the report.
     pub fn run(&mut self, sim: &mut Simulation, clock: Clock) {
         // The tree holds the positions of the last broad phase; bring it to the particles'
         // current positions so the tree and the brute-force scan see the same state.
         sim.update_tree();
         self.hits.clear();
         self.visited.clear();
+        self.report = match self.shape {
+            Shape::Rect => self.run_rect(sim, clock),
+            Shape::Circle => self.run_circle(sim, clock),
+            Shape::Nearest => self.run_nearest(sim, clock),
+        };
+        let tree = sim.tree();
+        self.report.nodes_total = tree.nodes().len();
+        self.report.particles_total = tree.len();
+    }
+
+    fn run_rect(&mut self, sim: &Simulation, clock: Clock) -> Report {
         let (hits, visited) = (&mut self.hits, &mut self.visited);
         let t = clock();
         let (_, counts) = sim
@@ -207,36 +325,233 @@ impl Probe {
             )
             .expect("the quad is always a valid rectangle");
         let query_ms = (clock() - t) * 1e3;
-        let tree = sim.tree();
-        self.report = Report {
-            count: self.hits.len(),
-            brute_count: sim.touching_brute_force(&self.rect),
+        let brute_count = sim.touching_brute_force(&self.rect);
+        Report {
+            shape: Shape::Rect,
+            count: hits.len(),
+            brute_count,
+            agrees: hits.len() == brute_count,
             nodes_visited: counts.nodes_visited,
-            nodes_total: tree.nodes().len(),
             particles_tested: counts.items_tested,
-            particles_total: tree.len(),
             query_ms,
-        };
+            ..Report::default()
+        }
+    }
+
+    fn run_circle(&mut self, sim: &Simulation, clock: Clock) -> Report {
+        let (x, y, r) = self.circle();
+        let tree = sim.tree();
+        let hits = &mut self.hits;
+        let t = clock();
+        let _ = tree
+            .for_each_in_circle(x, y, r, |item| {
+                hits.push(*item.value);
+                ControlFlow::<()>::Continue(())
+            })
+            .expect("the disc is always finite");
+        let query_ms = (clock() - t) * 1e3;
+        // The circle query walks the disc's bounding box and tests each item there against the
+        // disc: the same walk, counted, shows the nodes it entered and the particles it tested.
+        let visited = &mut self.visited;
+        let bounds = Rect::new(x - r, y - r, x + r, y + r);
+        let (_, counts) = tree
+            .for_each_in_rect_counting(
+                &bounds,
+                |node| visited.push((node.rect, node.is_leaf)),
+                |_| ControlFlow::<()>::Continue(()),
+            )
+            .expect("the disc's box is always a valid rectangle");
+        let s = sim.config().particle_size;
+        let brute_count = sim
+            .particles()
+            .iter()
+            .filter(|p| p.rect(s).intersects_circle(x, y, r))
+            .count();
+        Report {
+            shape: Shape::Circle,
+            count: hits.len(),
+            brute_count,
+            agrees: hits.len() == brute_count,
+            nodes_visited: counts.nodes_visited,
+            particles_tested: counts.items_tested,
+            query_ms,
+            ..Report::default()
+        }
+    }
+
+    fn run_nearest(&mut self, sim: &Simulation, clock: Clock) -> Report {
+        let (x, y, _) = self.circle();
+        let tree = sim.tree();
+        self.nearest.clear();
+        let t = clock();
+        tree.nearest(x, y, self.k, &mut self.nearest)
+            .expect("the point is always finite");
+        let query_ms = (clock() - t) * 1e3;
+        self.hits
+            .extend(self.nearest.iter().filter_map(|(id, _)| tree.get(*id)));
+        let reach = self.nearest.iter().map(|&(_, d)| d).fold(0.0, f32::max);
+        // The nodes whose cells come within the k-th distance: a nearest search cannot stop
+        // before it has looked into each of them.
+        let visited = &mut self.visited;
+        let bounds = Rect::new(x - reach, y - reach, x + reach, y + reach);
+        let mut nodes = 0;
+        let _ = tree.for_each_in_rect_counting(
+            &bounds,
+            |node| {
+                if node.rect.distance(x, y) <= reach {
+                    nodes += 1;
+                    visited.push((node.rect, node.is_leaf));
+                }
+            },
+            |_| ControlFlow::<()>::Continue(()),
+        );
+        // Brute force: every particle's distance, the k smallest, compared with the tree's.
+        let s = sim.config().particle_size;
+        self.distances.clear();
+        self.distances
+            .extend(sim.particles().iter().map(|p| p.rect(s).distance(x, y)));
+        let k = self.k.min(self.distances.len());
+        if k > 0 && k < self.distances.len() {
+            self.distances.select_nth_unstable_by(k - 1, f32::total_cmp);
+        }
+        self.distances.truncate(k);
+        self.distances.sort_unstable_by(f32::total_cmp);
+        let agrees = self.nearest.len() == k
+            && self
+                .nearest
+                .iter()
+                .zip(&self.distances)
+                .all(|(&(_, d), &b)| d == b);
+        Report {
+            shape: Shape::Nearest,
+            count: self.hits.len(),
+            brute_count: k,
+            agrees,
+            nodes_visited: nodes,
+            reach,
+            query_ms,
+            ..Report::default()
+        }
     }
 
     /// The console form of the report: the same words as the screen's.
     pub fn line(&self) -> String {
-        let (q, r) = (&self.rect, &self.report);
-        format!(
-            "blue quad [{:.0}, {:.0}, {:.0}, {:.0}] collides: {}; particles touching: {}; nodes visited: {} of {}; particles tested: {} of {}; tree query: {:.3} ms; brute force: {} ({})",
-            q.min_x,
-            q.min_y,
-            q.max_x,
-            q.max_y,
-            if r.count > 0 { "yes" } else { "no" },
-            r.count,
-            r.nodes_visited,
-            r.nodes_total,
-            r.particles_tested,
-            r.particles_total,
-            r.query_ms,
-            r.brute_count,
-            if r.agrees() { "agrees" } else { "DISAGREES" },
-        )
+        let r = &self.report;
+        let verdict = if r.agrees { "agrees" } else { "DISAGREES" };
+        match self.shape {
+            Shape::Rect | Shape::Circle => {
+                let what = match self.outline() {
+                    Outline::Circle { x, y, r } => {
+                        format!("blue circle ({x:.0}, {y:.0}) radius {r:.0}")
+                    }
+                    _ => {
+                        let q = &self.rect;
+                        format!(
+                            "blue quad [{:.0}, {:.0}, {:.0}, {:.0}]",
+                            q.min_x, q.min_y, q.max_x, q.max_y
+                        )
+                    }
+                };
+                format!(
+                    "{what} collides: {}; particles touching: {}; nodes visited: {} of {}; particles tested: {} of {}; tree query: {:.3} ms; brute force: {} ({verdict})",
+                    if r.count > 0 { "yes" } else { "no" },
+                    r.count,
+                    r.nodes_visited,
+                    r.nodes_total,
+                    r.particles_tested,
+                    r.particles_total,
+                    r.query_ms,
+                    r.brute_count,
+                )
+            }
+            Shape::Nearest => {
+                let (x, y, _) = self.circle();
+                format!(
+                    "nearest {} to ({x:.0}, {y:.0}): particles found: {} within {:.1}; nodes within reach: {} of {}; tree query: {:.3} ms; brute force: {} ({verdict}, same distances)",
+                    self.k,
+                    r.count,
+                    r.reach,
+                    r.nodes_visited,
+                    r.nodes_total,
+                    r.query_ms,
+                    r.brute_count,
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quadstress::sim::SimConfig;
+
+    fn clock() -> f64 {
+        0.0
+    }
+
+    fn sim(n: usize) -> Simulation {
+        let mut sim = Simulation::new(SimConfig::default()).unwrap();
+        sim.spawn_burst(n).unwrap();
+        for _ in 0..5 {
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        sim
+    }
+
+    #[test]
+    fn every_shape_agrees_with_brute_force_anywhere() {
+        let mut sim = sim(4000);
+        let world = sim.config().world;
+        let mut probe = Probe::new(Rect::from_min_size(0.0, 0.0, 240.0, 180.0), world);
+        for shape in [Shape::Rect, Shape::Circle, Shape::Nearest] {
+            probe.set_shape(shape);
+            for (i, k) in [1, 7, 50, 1000].into_iter().enumerate() {
+                probe.set_k(k);
+                let x = world.min_x + world.width() * (0.1 + 0.27 * i as f32);
+                let y = world.min_y + world.height() * (0.9 - 0.23 * i as f32);
+                let r = *probe.click(&mut sim, x, y, clock);
+                assert!(r.agrees, "{shape:?} at ({x}, {y}): {}", probe.line());
+                assert_eq!(r.count, probe.hits().len());
+                assert_eq!(r.count, r.brute_count, "{}", probe.line());
+                assert!(r.nodes_visited >= 1 && r.nodes_visited <= r.nodes_total);
+                if shape == Shape::Nearest {
+                    assert_eq!(r.count, k);
+                    assert!(r.reach > 0.0 || k == 1);
+                } else {
+                    assert!(r.particles_tested >= r.count);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_circle_finds_fewer_than_its_box_and_the_nearest_lie_within_reach() {
+        let mut sim = sim(6000);
+        let world = sim.config().world;
+        let mut probe = Probe::new(Rect::from_min_size(0.0, 0.0, 400.0, 400.0), world);
+        let (cx, cy) = world.center();
+        let in_box = probe.click(&mut sim, cx, cy, clock).count;
+        probe.set_shape(Shape::Circle);
+        let in_circle = probe.click(&mut sim, cx, cy, clock).count;
+        assert!(in_circle < in_box, "{in_circle} of {in_box}");
+        probe.set_shape(Shape::Nearest);
+        probe.set_k(20);
+        let r = *probe.click(&mut sim, cx, cy, clock);
+        let s = sim.config().particle_size;
+        for &i in probe.hits() {
+            let d = sim.particles()[i as usize].rect(s).distance(cx, cy);
+            assert!(d <= r.reach, "{d} > {}", r.reach);
+        }
+        assert!(probe.line().contains("particles found: 20"));
+    }
+
+    #[test]
+    fn k_is_kept_within_its_limits() {
+        let mut probe = Probe::new(Rect::new(0.0, 0.0, 1.0, 1.0), Rect::new(0.0, 0.0, 9.0, 9.0));
+        probe.set_k(0);
+        assert_eq!(probe.k(), 1);
+        probe.set_k(usize::MAX);
+        assert_eq!(probe.k(), MAX_NEAREST);
     }
 }

@@ -11,6 +11,7 @@ use super::draw::{
     speed_color, BACKGROUND_RGBA, DEPTH_COLORS, FLOOR_RGBA, FREE, HIGHLIGHT, OUTLINE_COLORS,
     QUAD_FILL, TOUCHING, VISITED_EDGE, VISITED_TINT,
 };
+use super::probe::Outline;
 use super::view::View;
 
 /// A particle or highlight: its top-left pixel and colour; every one is `side` pixels square.
@@ -121,11 +122,14 @@ impl Scene {
         self.background = BACKGROUND_RGBA;
         self.floor = Some((xywh(view.rect_to_screen(&sim.config().world)), FLOOR_RGBA));
         // The quad under the particles, so the ones touching it show on top of it.
-        self.quad_tint = Some((
-            xywh(view.rect_to_screen(&app.probe.rect())),
-            QUAD_FILL.0,
-            QUAD_FILL.1,
-        ));
+        // Only the rectangle query is the quad: the circle and the nearest are outlined.
+        self.quad_tint = matches!(app.probe.outline(), Outline::Rect(_)).then(|| {
+            (
+                xywh(view.rect_to_screen(&app.probe.rect())),
+                QUAD_FILL.0,
+                QUAD_FILL.1,
+            )
+        });
         let size = sim.config().particle_size;
         self.side = view.particle_px(size) as i32;
         let seen = view.visible_world();
