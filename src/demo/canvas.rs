@@ -45,6 +45,8 @@ pub struct Canvas {
     texture: Option<Texture2D>,
     /// The opaque material, made on first use (it needs the window's context).
     opaque: Option<Option<Material>>,
+    #[cfg(not(target_arch = "wasm32"))]
+    blit: Blit,
 }
 
 /// Rows `y0..y1` of the canvas, the part one thread fills.
@@ -140,6 +142,8 @@ impl Canvas {
             image: Image::empty(),
             texture: None,
             opaque: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            blit: Blit::default(),
         }
     }
 
@@ -212,12 +216,86 @@ impl Canvas {
         }
         if let Some(texture) = &self.texture {
             texture.update(&self.image);
+            #[cfg(not(target_arch = "wasm32"))]
+            if self.blit.show(texture, w, h) {
+                return;
+            }
             if let Some(material) = opaque {
                 gl_use_material(material);
             }
             draw_texture(texture, 0.0, 0.0, WHITE);
             gl_use_default_material();
         }
+    }
+}
+
+/// Shows the canvas's texture with `glBlitFramebuffer` from a framebuffer object around it
+/// (desktop OpenGL 3 and newer; WebGL1 has no blit): under llvmpipe the copy takes less wall
+/// time than drawing a textured quad over the window.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Default)]
+struct Blit {
+    /// The framebuffer object and the GL texture it wraps; 0 before the first frame.
+    fbo: u32,
+    texture: u32,
+    /// The texture's size: a new texture after a resize may reuse the old one's GL name.
+    size: (u16, u16),
+    /// Set once the blit turned out unusable: the textured quad serves instead.
+    refused: bool,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Blit {
+    /// Copies `texture` (`w` x `h`) over the window's top-left corner, flipped so that its
+    /// first row is the window's top row. False (nothing drawn) where that cannot be done.
+    fn show(&mut self, texture: &Texture2D, w: u16, h: u16) -> bool {
+        use macroquad::miniquad::gl::*;
+        use macroquad::miniquad::RawId;
+        if self.refused {
+            return false;
+        }
+        // SAFETY: the window's context is current on this thread; macroquad's pending draws are
+        // flushed first, and the framebuffer binding is restored before macroquad draws again.
+        unsafe {
+            let mut gl = macroquad::window::get_internal_gl();
+            if !gl.quad_context.info().glsl_support.v330 {
+                self.refused = true;
+                return false;
+            }
+            gl.flush();
+            let raw = match gl.quad_context.texture_raw_id(texture.raw_miniquad_id()) {
+                RawId::OpenGl(id) => id,
+                #[allow(unreachable_patterns)]
+                _ => {
+                    self.refused = true;
+                    return false;
+                }
+            };
+            let mut window_fbo = 0;
+            glGetIntegerv(GL_FRAMEBUFFER_BINDING, &mut window_fbo);
+            if (self.texture, self.size) != (raw, (w, h)) {
+                if self.fbo != 0 {
+                    glDeleteFramebuffers(1, &self.fbo);
+                }
+                glGenFramebuffers(1, &mut self.fbo);
+                glBindFramebuffer(GL_FRAMEBUFFER, self.fbo);
+                glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, raw, 0);
+                let complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+                glBindFramebuffer(GL_FRAMEBUFFER, window_fbo as u32);
+                self.texture = raw;
+                self.size = (w, h);
+                if !complete {
+                    self.refused = true;
+                    return false;
+                }
+            }
+            let (w, h) = (i32::from(w), i32::from(h));
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, self.fbo);
+            glBindFramebuffer(GL_DRAW_FRAMEBUFFER, window_fbo as u32);
+            glBlitFramebuffer(0, 0, w, h, 0, h, w, 0, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+            glBindFramebuffer(GL_FRAMEBUFFER, window_fbo as u32);
+        }
+        true
     }
 }
 
