@@ -28,7 +28,7 @@
 //!
 //! ## Modules
 //! - [`Quadtree`] and its types: the tree (see its documentation for a guide).
-//! - [`oracle`]: brute-force answers to every query and a seeded generator, the ground truth
+//! - [`oracle`]: brute-force answers to every query, the ground truth
 //!   of the crate's tests, public so that users can check their own use the same way.
 //! - `sim` (feature `sim`): the particle physics the demo runs.
 //!
