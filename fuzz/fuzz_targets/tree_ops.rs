@@ -6,7 +6,10 @@ use std::ops::ControlFlow;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use quadstress::{Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_DEPTH, MAX_ITEMS};
+use quadstress::{
+    BatchError, Config, ItemId, PairWorkspace, Placement, Quadtree, QuadtreeError, Rect,
+    UpdateWorkspace, MAX_DEPTH, MAX_ITEMS,
+};
 use quadstress_fuzz::{
     distance_squared, intersects, rect_error, world_is_valid, Num, WorldSpec, R,
 };
@@ -17,12 +20,14 @@ enum Op {
     InsertMany(Vec<R>),
     Remove(u16),
     Update(u16, R),
+    UpdateMany(Vec<(u16, R)>),
     QueryRect(R),
     QueryPoint(Num, Num),
     Circle(Num, Num, Num),
     Nearest(Num, Num, u8),
     Colliding(u16),
     Pairs,
+    ParPairs,
     Stale(u16),
     Foreign,
     /// Churns one slot of the other tree, whose handles this tree must still refuse.
@@ -169,6 +174,34 @@ fuzz_target!(|input: Input| {
                     }
                 }
             }
+            Op::UpdateMany(moves) => {
+                if model.is_empty() {
+                    continue;
+                }
+                let ids: Vec<ItemId> = moves
+                    .iter()
+                    .map(|(i, _)| model[*i as usize % model.len()].0)
+                    .collect();
+                let rects: Vec<Rect> = moves.iter().map(|(_, r)| r.get(&world)).collect();
+                let refused = rects
+                    .iter()
+                    .enumerate()
+                    .find_map(|(k, r)| rect_error(r).map(|e| (k, e)));
+                let mut ws = UpdateWorkspace::new();
+                match refused {
+                    Some((index, error)) => assert_eq!(
+                        tree.update_many(&ids, |k| rects[k], &mut ws),
+                        Err(BatchError { index, error })
+                    ),
+                    None => {
+                        tree.update_many(&ids, |k| rects[k], &mut ws).unwrap();
+                        for ((i, _), r) in moves.iter().zip(&rects) {
+                            let n = model.len();
+                            model[*i as usize % n].1 = *r;
+                        }
+                    }
+                }
+            }
             Op::QueryRect(q) => {
                 let q = q.get(&world);
                 let mut out = Vec::new();
@@ -290,6 +323,16 @@ fuzz_target!(|input: Input| {
                 }
                 want.sort_unstable();
                 assert_eq!(got, want);
+            }
+            Op::ParPairs => {
+                let mut serial = Vec::new();
+                let _ = tree.for_each_pair(|a, b| {
+                    serial.push((a.id, b.id));
+                    ControlFlow::<()>::Continue(())
+                });
+                let mut ws = PairWorkspace::new();
+                tree.par_pairs(&mut ws, |a, b| Some((a.id, b.id)));
+                assert!(ws.iter().copied().eq(serial));
             }
             Op::Stale(i) => {
                 if stale.is_empty() {

@@ -72,6 +72,14 @@ impl<T> Quadtree<T> {
         self.nodes_per_level[0] = 1;
         self.deepest = 0;
         self.nodes.push(Node::new(NULL, 0, 0, 0, self.tree));
+        let centre_x = self.centre_x(0, 0);
+        self.nodes[0].items.set_centre(centre_x);
+    }
+
+    /// The x of the vertical centre line of cell `cx` of `level`.
+    pub(super) fn centre_x(&self, level: u8, cx: u32) -> f32 {
+        let halves = (1u64 << (level + 1)) as f32;
+        self.world.min_x + self.world.width() * ((2 * cx + 1) as f32 / halves)
     }
 
     /// Adds `delta` to the subtree counters from `node` up to the root (at most `max_depth + 1`
@@ -120,9 +128,16 @@ impl<T> Quadtree<T> {
             items.reserve(self.config.leaf_capacity.min(LIST_RESERVE_CAP) + 1);
             *n = Node::new(parent, level, cx, cy, self.tree);
             n.items = items;
+            n.items.unband();
+            let centre_x = self.centre_x(level, cx);
+            self.nodes[(first + q) as usize].items.set_centre(centre_x);
             self.level_tables[level as usize][((cy << level) | cx) as usize] = first + q;
         }
         self.nodes[parent as usize].first_child = first;
+        // The parent is internal now. Its entries may move within its list: the callers set
+        // the slots of those that stay (a split does after moving the rest down; a bulk
+        // build fills lists only after making the nodes).
+        self.nodes[parent as usize].items.make_banded();
         self.nodes_per_level[level as usize] += 4;
         self.deepest = self.deepest.max(level);
         first
@@ -185,20 +200,30 @@ impl<T> Quadtree<T> {
             while i < items.len() {
                 let p = self.place_of(&items.rect(i));
                 if p.level == level {
-                    self.slots[items[i].id.index as usize].pos = i as u32;
                     i += 1;
                     continue;
                 }
                 let shift = p.level - level - 1;
                 let q = ((p.cx >> shift) & 1) | (((p.cy >> shift) & 1) << 1);
                 let child = first + q;
-                let (rect, entry) = items.swap_remove(i);
+                // Entries that fill the hole come from after `i`: their slots are set when
+                // they are kept or moved on.
+                let (rect, entry) = items.swap_remove(i, |_, _| {});
                 let c = &mut self.nodes[child as usize];
-                self.slots[entry.id.index as usize].node = child;
-                self.slots[entry.id.index as usize].pos = c.items.len() as u32;
-                c.items.push(rect, entry);
+                let slots = &mut self.slots;
+                let at = c.items.push(rect, entry, |e, at| {
+                    slots[e.id.index as usize].pos = at as u32;
+                });
+                let moved_in = &c.items[at];
+                slots[moved_in.id.index as usize].node = child;
+                slots[moved_in.id.index as usize].pos = at as u32;
                 c.subtree_len += 1;
             }
+            for (p, e) in items.iter().enumerate() {
+                self.slots[e.id.index as usize].pos = p as u32;
+            }
+            // The items that left took no band with them.
+            items.refresh_bands();
             self.nodes[n as usize].items = items;
             // Stage 2: a child that received more than `capacity` splits next.
             for q in 0..4 {
@@ -230,6 +255,8 @@ impl<T> Quadtree<T> {
     /// Pulls every item below `target` up into it and frees all its descendants.
     pub(super) fn collapse(&mut self, target: u32) {
         let mut items = std::mem::take(&mut self.nodes[target as usize].items);
+        // A leaf's list keeps no groups; its slots are set below, as entries arrive.
+        items.unband();
         self.scratch.clear();
         self.scratch.push(self.nodes[target as usize].first_child);
         self.nodes[target as usize].first_child = NULL;
@@ -256,20 +283,26 @@ impl<T> Quadtree<T> {
     /// takes its place. Counters are the caller's business.
     pub(super) fn detach(&mut self, node: u32, pos: u32) -> Entry<T> {
         let items = &mut self.nodes[node as usize].items;
-        let (_, entry) = items.swap_remove(pos as usize);
-        if let Some(moved) = items.get(pos as usize) {
-            self.slots[moved.id.index as usize].pos = pos;
-        }
+        let slots = &mut self.slots;
+        let (_, entry) = items.swap_remove(pos as usize, |e, at| {
+            slots[e.id.index as usize].pos = at as u32;
+        });
         entry
     }
 
     /// Appends an entry to `node` and points its slot there.
     pub(super) fn attach(&mut self, node: u32, rect: Rect, entry: Entry<T>) {
         let items = &mut self.nodes[node as usize].items;
-        let slot = &mut self.slots[entry.id.index as usize];
-        slot.node = node;
-        slot.pos = items.len() as u32;
-        items.push(rect, entry);
+        let slots = &mut self.slots;
+        let index = entry.id.index as usize;
+        let at = items.push(rect, entry, |e, at| {
+            slots[e.id.index as usize].pos = at as u32;
+        });
+        slots[index] = super::Slot {
+            node,
+            pos: at as u32,
+            ..slots[index]
+        };
     }
 
     /// Frees every node but the root, keeping item lists' allocations.

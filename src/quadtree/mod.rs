@@ -44,6 +44,16 @@
 //!   scan; portable code elsewhere), and storing each rectangle once keeps an item at about
 //!   40 bytes with a `u32` payload: builds are bound by memory traffic, so bytes per item
 //!   matter as much as instructions.
+//! - **Straddlers sit in bands.** Under exact placement an internal node holds only items
+//!   that cross one of its centre lines, however small. Its list keeps them in two groups,
+//!   those crossing the vertical line first, each with a bounding box that only grows, so
+//!   the boxes are thin bands around the two lines; a query or a pair search that meets
+//!   neither band skips the list, and one that meets one band scans only that group. Small
+//!   queries then scan a large node's straddlers only near its lines. The cost: an item that
+//!   changes group within its node swaps places with one other item, a leaf becoming
+//!   internal sorts its list once, and a band never shrinks until its list is emptied or
+//!   rebuilt (a split or a collapse), so items that left keep a band wider than it must be.
+//!   Leaves keep no groups: their items spread over the whole cell.
 //! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
 //!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to
 //!   update), even though they make more rectangle tests.
@@ -63,8 +73,9 @@
 //!
 //! # Where it falls short
 //! - Under exact placement a rectangle that crosses a large cell's centre lines stays in that
-//!   node however small it is, so region queries near those lines scan every such straddler.
-//!   With many items about `2 * item side / world side` of them sit at the root.
+//!   node however small it is (with many items, about `2 * item side / world side` of them
+//!   sit at the root). The bands keep queries away from the lines from scanning them, but a
+//!   query on a line still scans every straddler of that line's band.
 //! - A one-by-one build of a million items into a fresh tree is bound by the first write to
 //!   fresh memory (page faults), not by placement: a comparable share of its time goes to
 //!   faulting in the pages the lists need.

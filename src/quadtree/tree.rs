@@ -282,9 +282,7 @@ impl<T> Quadtree<T> {
         let p = self.place_of(&rect);
         let old = slot.node;
         if self.fits(&self.nodes[old as usize], p) {
-            self.nodes[old as usize]
-                .items
-                .set_rect(slot.pos as usize, rect);
+            self.rewrite(id, old, slot.pos, rect);
             return Ok(());
         }
         // The item changes node. The new node cannot be inside a subtree that the merge below
@@ -297,6 +295,18 @@ impl<T> Quadtree<T> {
         self.split_if_full(target);
         self.merge_if_sparse(old);
         Ok(())
+    }
+
+    /// Rewrites the rectangle of the item `id` at `(node, pos)`, which stays in its node.
+    #[inline]
+    pub(super) fn rewrite(&mut self, id: ItemId, node: u32, pos: u32, rect: Rect) {
+        let slots = &mut self.slots;
+        let at = self.nodes[node as usize]
+            .items
+            .set_rect(pos as usize, rect, |e, at| {
+                slots[e.id.index as usize].pos = at as u32;
+            });
+        slots[id.index as usize].pos = at as u32;
     }
 
     /// Removes every item. All handles become stale; allocations are kept for reuse.

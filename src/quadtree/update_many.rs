@@ -131,14 +131,16 @@ impl<T: Send + Sync> Quadtree<T> {
             twice |= ws.seen[i / 64] & bit != 0;
             ws.seen[i / 64] |= bit;
         }
-        // Pass 3: the rewrites in place touch no structure, so the positions planned stay
-        // right until the first change of node. A handle given twice could be planned against
-        // a node it has left by then: such a batch goes one `update` at a time.
+        // Pass 3: the rewrites in place touch no structure, so the nodes planned stay right
+        // until the first change of node (a rewrite may move the item, or another, within its
+        // list, so the position is read from the slot). A handle given twice could be planned
+        // against a node it has left by then: such a batch goes one `update` at a time.
         if !twice {
-            for p in ws.plan.iter().filter(|p| p.node != MOVES) {
-                self.nodes[p.node as usize]
-                    .items
-                    .set_rect(p.pos as usize, p.rect);
+            for (p, &id) in ws.plan.iter().zip(ids) {
+                if p.node != MOVES {
+                    let pos = self.slots[id.index as usize].pos;
+                    self.rewrite(id, p.node, pos, p.rect);
+                }
             }
         }
         for (p, &id) in ws.plan.iter().zip(ids) {
