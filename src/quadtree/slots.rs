@@ -54,7 +54,8 @@ pub(super) const RETIRED: u32 = u32::MAX - 1;
 ///
 /// A handle from another tree is refused too, on every access: each tree has an id that no
 /// other tree of the process shares (a 64-bit count, see [`QuadtreeError::Full`]), and the
-/// handle carries it.
+/// handle carries it. Only a tree's clones share its id, so that a snapshot keeps its handles
+/// (see [`Quadtree`]'s `Clone`).
 ///
 /// ```
 /// use quadstress::{Quadtree, Rect};
