@@ -666,3 +666,39 @@ fn every_thread_count_gives_the_same_bits() {
         assert_eq!(run(threads), one, "{threads} threads");
     }
 }
+
+#[test]
+fn a_stream_falls_and_spreads_instead_of_hanging() {
+    // A stream from a point near the top, as the left mouse button pours it: the clump must
+    // fall to the floor and spread into a low pile, not hang in the air packed into a cap.
+    let mut sim = Simulation::new(SimConfig {
+        world: Rect::new(0.0, 0.0, 400.0, 300.0),
+        seed: 13,
+        ..SimConfig::default()
+    })
+    .unwrap();
+    sim.set_threads(1).unwrap();
+    for step in 0..600 {
+        if step < 60 {
+            sim.spawn_stream(200.0, 20.0, 3, 6.0, 120.0).unwrap();
+        }
+        sim.step(1.0 / 60.0).unwrap();
+    }
+    let (floor, s) = (300.0, sim.config().particle_size);
+    let p = sim.particles();
+    assert_eq!(p.len(), 180);
+    let (left, right) = p.iter().fold((f32::MAX, f32::MIN), |(l, r), q| {
+        (l.min(q.x), r.max(q.x + s))
+    });
+    // Fallen and spread: over a dozen particles wide at least, and low: on average within 8
+    // rows of the floor (a cap hanging where it was poured sits 35 rows up).
+    assert!(
+        right - left >= 12.0 * s,
+        "spread over only {} units",
+        right - left
+    );
+    let mean_height = p.iter().map(|q| floor - q.y).sum::<f32>() / p.len() as f32;
+    assert!(mean_height <= 8.0 * s, "mean height {mean_height}");
+    let o = sim.overlap();
+    assert!(o.max <= 0.1, "overlap {o:?}");
+}

@@ -6,7 +6,7 @@
 import { launchChromium } from "./chromium.mjs";
 import { serve } from "./serve.mjs";
 
-const [dir, query = "", until = "tree.items_at_root:"] = process.argv.slice(2);
+const [dir, query = "", until = "state_hash:"] = process.argv.slice(2);
 if (!dir) {
     console.error("usage: node assets/web/page.mjs OUT_DIR [?PARAMETERS] [UNTIL]");
     process.exit(2);

@@ -295,7 +295,8 @@ impl Simulation {
         let workers = &self.workers;
         let n = self.particles.len();
         buf.stripe_of.resize(n, 0);
-        buf.rest_step.resize(n, buf.step.wrapping_sub(2));
+        buf.rest_step
+            .resize(n, buf.step.wrapping_sub(REST_STEPS + 1));
         let particles = &self.particles;
         workers.for_each_chunk(&mut buf.stripe_of, CHUNK, |k, chunk| {
             for (j, st) in chunk.iter_mut().enumerate() {
@@ -483,8 +484,11 @@ fn solve_contact(
     pb.y += push * ny;
 }
 
+/// Steps for which a particle found resting still counts as resting.
+const REST_STEPS: u32 = 8;
+
 /// The shock pass on a contact along y: if the lower particle rests (on the floor, or on a
-/// particle that rested this step or the last), the upper one is lifted clear of it, cannot
+/// particle that rested within the last [`REST_STEPS`] steps), the upper one is lifted clear of it, cannot
 /// fall faster than it, and rests too. Particles in the air are left to the regular passes,
 /// so a falling clump falls instead of climbing on itself.
 fn shock_contact(
@@ -509,9 +513,9 @@ fn shock_contact(
         return; // apart now
     }
     // Within a quarter side of the floor counts as on it: gravity brings it down.
-    let resting = lower.y >= p.floor_y - 0.25 * s
-        || *low_rest == p.step
-        || *low_rest == p.step.wrapping_sub(1);
+    // A support found in the last few steps still counts: a chain of supports broken for a
+    // step (its links met out of order, at a stripe's edge) does not drop what it holds.
+    let resting = lower.y >= p.floor_y - 0.25 * s || p.step.wrapping_sub(*low_rest) <= REST_STEPS;
     if !resting {
         return;
     }
