@@ -909,3 +909,43 @@ fn software_opengl_gets_the_canvas_by_default() {
         );
     }
 }
+
+/// The steps that run on a second thread while a frame is shown give the same particles as
+/// steps in line: the same quad report after 40 frames of a falling pile.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn stepping_beside_the_drawing_gives_the_same_particles() {
+    let report = |overlap: &str| {
+        let stdout = run(&[
+            "--overlap",
+            overlap,
+            "--spawn",
+            "4000",
+            "--frames",
+            "40",
+            "--gravity",
+            "on",
+            "--seed",
+            "9",
+            "--right-click",
+            "1500,1800",
+        ]);
+        assert!(
+            stdout.contains(&format!("step_overlap: {overlap}")),
+            "{stdout}"
+        );
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("quad report:"))
+            .expect("a report after the last frame")
+            .to_owned();
+        (
+            field(&line, "particles touching:"),
+            field(&line, "nodes visited:"),
+            field(&line, "particles tested:"),
+        )
+    };
+    let (on, off) = (report("on"), report("off"));
+    assert!(on.0 > 0, "{on:?}");
+    assert_eq!(on, off);
+}

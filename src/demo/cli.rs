@@ -126,8 +126,8 @@ pub struct Args {
     pub renderer: Option<RendererArg>,
 
     /// Windowed: run the simulation's steps on a second thread while the frame is shown
-    /// (off by default: on this project's 2-core test machine it lost, see BENCHMARKS.md).
-    #[arg(long, value_enum, default_value_t = Switch::Off)]
+    /// (the same particles either way: the steps never read the clock).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
     pub overlap: Switch,
 }
 
