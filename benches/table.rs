@@ -748,7 +748,8 @@ fn clustered() -> bool {
 }
 
 /// The particle simulation at 10,000 particles (10% coverage, no gravity), whole steps with
-/// each broad phase, in this one process.
+/// each broad phase on one thread, in this one process; then a settled pile under gravity
+/// (20,000 particles, coverage 0.5) on 1 and 2 threads, which give the same particles.
 fn sim_modes() {
     use quadstress::sim::{Broadphase, SimConfig, Simulation};
     let n = 10_000;
@@ -759,6 +760,7 @@ fn sim_modes() {
         config.broadphase = mode;
         config.tree = Config::default();
         let mut sim = Simulation::new(config).unwrap();
+        sim.set_threads(1).unwrap();
         sim.spawn_burst(n).unwrap();
         let frames = if mode == Broadphase::BruteForce {
             15
@@ -777,6 +779,27 @@ fn sim_modes() {
     line(
         "sim.10000.incremental_speedup_vs_brute",
         medians[2].as_secs_f64() / medians[0].as_secs_f64(),
+        "x",
+    );
+    let n = 20_000;
+    let mut piled = Vec::new();
+    for threads in [1, 2] {
+        let mut config = SimConfig::with_coverage(n, 0.5);
+        config.tree = Config::default();
+        let mut sim = Simulation::new(config).unwrap();
+        sim.set_threads(threads).unwrap();
+        sim.spawn_burst(n).unwrap();
+        for _ in 0..600 {
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        let (t, _) = median(120, || sim.step(1.0 / 60.0).unwrap());
+        line(&format!("sim.20000.piled.step_{threads}t"), ms(t), "ms");
+        piled.push((t, sim.state_hash()));
+    }
+    assert_eq!(piled[0].1, piled[1].1, "1 and 2 threads gave different particles");
+    line(
+        "sim.20000.piled.speedup_2t",
+        piled[0].0.as_secs_f64() / piled[1].0.as_secs_f64(),
         "x",
     );
 }
