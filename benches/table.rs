@@ -796,7 +796,10 @@ fn sim_modes() {
         line(&format!("sim.20000.piled.step_{threads}t"), ms(t), "ms");
         piled.push((t, sim.state_hash()));
     }
-    assert_eq!(piled[0].1, piled[1].1, "1 and 2 threads gave different particles");
+    assert_eq!(
+        piled[0].1, piled[1].1,
+        "1 and 2 threads gave different particles"
+    );
     line(
         "sim.20000.piled.speedup_2t",
         piled[0].0.as_secs_f64() / piled[1].0.as_secs_f64(),

@@ -489,7 +489,7 @@ const REST_STEPS: u32 = 8;
 
 /// The shock pass on a contact along y: if the lower particle rests (on the floor, or on a
 /// particle that rested within the last [`REST_STEPS`] steps), the upper one is lifted clear of it, cannot
-/// fall faster than it, and rests too. Particles in the air are left to the regular passes,
+/// fall faster than it, rubs on it with Coulomb friction for the fall it loses, and rests too. Particles in the air are left to the regular passes,
 /// so a falling clump falls instead of climbing on itself.
 fn shock_contact(
     p: &Params,
@@ -520,7 +520,17 @@ fn shock_contact(
         return;
     }
     upper.y -= (oy - p.slop).max(0.0);
-    upper.vy = upper.vy.min(lower.vy);
+    // The support stops the upper particle's fall into it: that impulse (per unit mass) also
+    // brings Coulomb friction, so a particle resting in a pile stops sliding off its support
+    // instead of gliding until it drops into a gap (the regular passes see no closing speed
+    // inside a resting stack, where gravity moves support and load alike).
+    let stopped = (upper.vy - lower.vy).max(0.0);
+    upper.vy -= stopped;
+    // Shared like the regular passes' friction: equal masses, half each way.
+    let sliding = upper.vx - lower.vx;
+    let jt = (0.5 * sliding).clamp(-p.friction * stopped, p.friction * stopped);
+    upper.vx -= jt;
+    lower.vx += jt;
     *up_rest = p.step;
 }
 
