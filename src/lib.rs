@@ -43,12 +43,20 @@
 //! With `default-features = false` the crate has no dependencies at all.
 //!
 //! ## Unsafe code
-//! Denied everywhere but one small module, `quadtree/simd.rs`: a four-lane `f32` type with
-//! the few operations the block scans need (load, splat, compares, and/or, min/max, bit
-//! mask), written with the target's vector intrinsics (SSE on x86_64, NEON on aarch64,
-//! `simd128` on wasm32 when enabled), plus an eight-lane AVX block test on x86_64 used only
-//! after a run-time check that the CPU has AVX. Other targets, and any build with
-//! `RUSTFLAGS="--cfg quadstress_portable"`, use a portable form with no unsafe code.
+//! Denied everywhere but in two places, each allowing it for its module alone:
+//! - `quadtree/simd.rs`: a four-lane `f32` type with the few operations the block scans need
+//!   (load, splat, compares, and/or, min/max, bit mask), written with the target's vector
+//!   intrinsics (SSE on x86_64, NEON on aarch64, `simd128` on wasm32 when enabled), plus an
+//!   eight-lane AVX block test on x86_64 used only after a run-time check that the CPU has
+//!   AVX. Other targets, and any build with `RUSTFLAGS="--cfg quadstress_portable"`, use a
+//!   portable form with no unsafe code.
+//! - `sim/parallel.rs` and `sim/solver.rs` (feature `sim`): `SharedSlice`, a `&mut [T]`
+//!   that the tasks of one parallel loop write through at disjoint indices, bounds-checked on
+//!   every access. The stripe solver relies on it: a contact touches particles of its stripe
+//!   and the next only (the others go to a serial pass), and the stripes solved at once are
+//!   two apart, so no particle is written by two tasks at a time; the contact sort writes
+//!   each position its counting sort hands out once. Safe indexing cannot express these
+//!   writes: a stripe's particles are scattered through the particle array.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -14,7 +14,7 @@
 //! - `placement`: rectangle to level and cell, and the node that must hold it;
 //! - `arena`: nodes, splits, merges, collapses;
 //! - `items`: a node's item list and its block scans;
-//! - `simd`: the block test and bounding box in each target's vector form (the only unsafe code);
+//! - `simd`: the block test and bounding box in each target's vector form (the tree's only unsafe code);
 //! - `traverse`: the explicit-stack and table walks every query and the pair search use;
 //! - `query`: rectangle, point, circle, colliding-with and nearest queries;
 //! - `iter_rect`: the rectangle query as an iterator;

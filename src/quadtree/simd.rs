@@ -1,4 +1,5 @@
-//! The vector forms behind the item lists' block scans, and the crate's only unsafe code.
+//! The vector forms behind the item lists' block scans, and the tree's only unsafe code (the
+//! simulation's stripe solver has the crate's other unsafe code: see the crate docs).
 //!
 //! One small vocabulary, [`F32x4`] (four `f32` lanes) and [`M32x4`] (the lane masks its
 //! compares give), has one form per target, chosen at compile time:
