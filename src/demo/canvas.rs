@@ -47,6 +47,11 @@ pub struct Canvas {
     opaque: Option<Option<Material>>,
     #[cfg(not(target_arch = "wasm32"))]
     blit: Blit,
+    /// The scene the image holds, and whether the texture holds the image: a frame whose
+    /// scene is the same (an empty or settled world) is shown again without filling or
+    /// uploading the window's pixels.
+    painted: Scene,
+    uploaded: bool,
 }
 
 /// Rows `y0..y1` of the canvas, the part one thread fills.
@@ -144,6 +149,8 @@ impl Canvas {
             opaque: None,
             #[cfg(not(target_arch = "wasm32"))]
             blit: Blit::default(),
+            painted: Scene::default(),
+            uploaded: false,
         }
     }
 
@@ -154,7 +161,11 @@ impl Canvas {
         let (width, height) = (width.max(1), height.max(1));
         if self.image.width != width || self.image.height != height {
             self.image = Image::gen_image_color(width, height, macroquad::color::BLANK);
+        } else if self.uploaded && *scene == self.painted {
+            return;
         }
+        self.uploaded = false;
+        self.painted.copy_from(scene);
         let (w, h) = (usize::from(width), usize::from(height));
         let bands = bands.clamp(1, (h / MIN_BAND_ROWS).max(1));
         let rows = h.div_ceil(bands);
@@ -213,9 +224,13 @@ impl Canvas {
             let texture = Texture2D::from_image(&self.image);
             texture.set_filter(FilterMode::Nearest);
             self.texture = Some(texture);
+            self.uploaded = false;
         }
         if let Some(texture) = &self.texture {
-            texture.update(&self.image);
+            if !self.uploaded {
+                texture.update(&self.image);
+                self.uploaded = true;
+            }
             #[cfg(not(target_arch = "wasm32"))]
             if self.blit.show(texture, w, h) {
                 return;
@@ -349,5 +364,26 @@ mod tests {
             "background above the floor: {background} pixels"
         );
         assert_eq!(one.pixel(65, 65), HIGHLIGHT);
+    }
+
+    #[test]
+    fn an_unchanged_scene_is_not_filled_again_and_a_changed_one_is() {
+        let mut scene = scene();
+        let mut canvas = Canvas::new();
+        canvas.paint(300, 200, &scene, 2);
+        let first = canvas.image.bytes.clone();
+        // As after `present`: the texture holds the image.
+        canvas.uploaded = true;
+        canvas.image.bytes[0] = 99;
+        canvas.paint(300, 200, &scene, 2);
+        assert_eq!(canvas.image.bytes[0], 99, "the same scene was filled again");
+        scene.highlights.push((150, 190, HIGHLIGHT));
+        canvas.paint(300, 200, &scene, 2);
+        assert!(!canvas.uploaded, "a changed scene must be uploaded");
+        let mut fresh = Canvas::new();
+        fresh.paint(300, 200, &scene, 1);
+        assert!(canvas.image.bytes == fresh.image.bytes);
+        assert!(canvas.image.bytes != first);
+        assert_eq!(canvas.pixel(151, 191), HIGHLIGHT);
     }
 }

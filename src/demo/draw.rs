@@ -132,8 +132,11 @@ pub fn speed_color(vx: f32, vy: f32) -> [u8; 4] {
 /// Draws one frame.
 pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     // Under a software OpenGL every full-window pass costs milliseconds: the floor and the
-    // quad's fill go into the canvas, which is drawn once over the whole window.
-    clear_background(BACKGROUND);
+    // quad's fill go into the canvas, which is drawn once over the whole window, so only the
+    // instanced route clears the window first.
+    if matches!(scratch.route, Route::Instanced(_)) {
+        clear_background(BACKGROUND);
+    }
 
     let sim = &app.sim;
     let tree = sim.tree();

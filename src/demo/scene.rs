@@ -18,7 +18,7 @@ use super::view::View;
 pub type Square = (i32, i32, [u8; 4]);
 
 /// What a frame draws below the text, in window pixels.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Scene {
     /// The window outside the world.
     pub background: [u8; 4],
@@ -115,6 +115,24 @@ fn xywh((x, y, w, h): (f32, f32, f32, f32)) -> [f32; 4] {
 }
 
 impl Scene {
+    /// Makes this scene equal to `other`, reusing this one's lists (no allocation once they
+    /// have grown).
+    pub fn copy_from(&mut self, other: &Scene) {
+        self.background = other.background;
+        self.floor = other.floor;
+        self.quad_tint = other.quad_tint;
+        self.side = other.side;
+        self.particles.clear();
+        self.particles.extend_from_slice(&other.particles);
+        self.tint = other.tint;
+        self.tints.clear();
+        self.tints.extend_from_slice(&other.tints);
+        self.highlights.clear();
+        self.highlights.extend_from_slice(&other.highlights);
+        self.outlines.clear();
+        self.outlines.extend_from_slice(&other.outlines);
+    }
+
     /// The scene of `app` seen through `view`. `depth` (by particle, in depth colouring) and
     /// `touching` (in contact colouring) are the colours' inputs.
     pub fn build(&mut self, app: &App, view: &View, depth: &[u8], touching: &[bool]) {
