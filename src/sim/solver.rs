@@ -351,7 +351,30 @@ impl Simulation {
         // One bucket per stripe, and one for the serial pass.
         let width = stripes + 1;
         buf.sorted.resize(m, Contact::default());
-        if rows <= 2 * m + 4096 {
+        if width.saturating_mul(rows).saturating_mul(chunks) <= 2 * m {
+            // One stable counting sort by (stripe, row): the order of a sort by row, then
+            // by stripe, at half the passes over the contacts, while the buckets stay few.
+            let unsorted = &buf.unsorted;
+            let sorted = SharedSlice::new(&mut buf.sorted);
+            counting_sort(
+                workers,
+                m,
+                width * rows,
+                &mut buf.buckets,
+                &mut buf.starts,
+                |i| {
+                    let c = &unsorted[i];
+                    bucket_of(c) * rows + (c.row() - lo) as usize
+                },
+                // SAFETY: `counting_sort` hands out each position once.
+                |i, at| unsafe { *sorted.get(at) = unsorted[i] },
+            );
+            // Where each stripe starts: where its lowest row starts.
+            for bucket in 0..=width {
+                buf.starts[bucket] = buf.starts[bucket * rows];
+            }
+            buf.starts.truncate(width + 1);
+        } else if rows <= 2 * m + 4096 {
             let unsorted = &buf.unsorted;
             let sorted = SharedSlice::new(&mut buf.sorted);
             counting_sort(
