@@ -427,7 +427,8 @@ impl Simulation {
     fn each_stripe(
         &mut self,
         params: Params,
-        solve: fn(&Params, bool, &mut Particle, &mut Particle, &mut u32, &mut u32),
+        // Generic rather than a function pointer, so each pass inlines its contact solve.
+        solve: impl Fn(&Params, bool, &mut Particle, &mut Particle, &mut u32, &mut u32) + Sync,
     ) {
         let buf = &mut self.buffers;
         let stripes = self.stripes.count;
