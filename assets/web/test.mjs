@@ -3,7 +3,8 @@
 //
 //   npm ci --prefix assets/web && node assets/web/test.mjs [OUT_DIR]
 //
-// Needs Debian's chromium at /usr/bin/chromium (playwright-core never downloads a browser).
+// Needs Debian's chromium at /usr/bin/chromium (playwright-core never downloads a browser), and
+// the native binary (`cargo build --release`, or QUADSTRESS_BIN) to compare the page's particles.
 // Without OUT_DIR it runs assets/web/build.sh into a temporary folder first.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -20,6 +21,8 @@ const SCALE = 1 / 3;
 const QUAD_EDGE = [40, 110, 255];
 const HIGHLIGHT = [255, 0, 255];
 const TIMEOUT_MS = 90_000;
+/** The native binary the page's headless run is compared with (built by `cargo build --release`). */
+const NATIVE = process.env.QUADSTRESS_BIN ?? join(HERE, "..", "..", "target", "release", "quadstress");
 
 let passed = 0;
 let failed = 0;
@@ -302,14 +305,22 @@ async function scriptedRun(context, base) {
     await page.close();
 }
 
-/** The headless stress mode runs in the page and times its phases as on the desktop. */
+/** The headless stress mode runs in the page, times its phases as on the desktop, and ends with
+ * the same particles, bit for bit, as the native binary on one thread (the page's simulation
+ * runs on one thread too). */
 async function headlessInThePage(context, base) {
-    const { page, log } = await open(context, `${base}?headless&particles=2000&frames=30&seed=3`);
+    const scene = [["particles", 3000], ["frames", 120], ["gravity", "on"], ["coverage", 0.5], ["seed", 3]];
+    const flags = scene.flatMap(([k, v]) => [`--${k}`, String(v)]);
+    const { page, log } = await open(context, `${base}?headless&${scene.map(([k, v]) => `${k}=${v}`).join("&")}`);
     const line = await waitForLine(log, "pair_search.median:");
     const ms = Number(timings(line)[0]);
     check("the headless mode times the pair search in the page", ms > 0 && ms < 1000, line);
-    await waitForLine(log, "tree.nodes:");
-    check("its output is the desktop's", log.lines.includes("particles: 2000 count"), log.lines.join("\n"));
+    const hashLine = await waitForLine(log, "state_hash:");
+    check("its output is the desktop's", log.lines.includes("particles: 3000 count"), log.lines.join("\n"));
+    const native = execFileSync(NATIVE, ["--headless", ...flags, "--threads", "1"], { encoding: "utf8" })
+        .split("\n")
+        .find((l) => l.startsWith("state_hash:"));
+    check("the page's particles are the native binary's, bit for bit", hashLine === native, `${hashLine} / ${native}`);
     check("no page errors in the headless mode", log.pageErrors.length === 0, log.pageErrors.join("; "));
     await page.close();
 }
