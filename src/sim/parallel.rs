@@ -158,6 +158,20 @@ impl<'a, T> SharedSlice<'a, T> {
         unsafe { &mut *self.ptr.add(i) }
     }
 
+    /// The element at `i`, unchecked: for the solver's passes over the contacts, whose
+    /// indices were checked once when the contacts were sorted.
+    ///
+    /// # Safety
+    /// `i` is in bounds, and while the returned reference lives, no other task may read or
+    /// write index `i`.
+    #[allow(clippy::mut_from_ref)]
+    #[inline(always)]
+    pub(super) unsafe fn get_unchecked(&self, i: usize) -> &mut T {
+        debug_assert!(i < self.len, "index {i} out of {}", self.len);
+        // SAFETY: in bounds and exclusive by the caller's promise.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+
     /// The elements in `range`.
     ///
     /// # Safety

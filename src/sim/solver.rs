@@ -17,7 +17,7 @@
 // use says why no two tasks touch the same element.
 #![allow(unsafe_code)]
 
-use super::parallel::SharedSlice;
+use super::parallel::{SharedSlice, Workers};
 use super::{Particle, SimError, Simulation};
 
 /// Particles per task of the per-particle loops: a fixed partition, whatever the thread count.
@@ -76,6 +76,8 @@ fn is_vertical(a: &Particle, b: &Particle, size: f32, dt: f32, gravity: bool) ->
 pub(super) struct StripeGrid {
     /// Stripes, at least 1.
     count: usize,
+    /// The last stripe, as a float.
+    last: f32,
     left: f32,
     per_unit: f32,
 }
@@ -91,37 +93,63 @@ impl StripeGrid {
         let per_unit = (count as f64 / f64::from(world_width)) as f32;
         StripeGrid {
             count,
+            last: (count - 1) as f32,
             left: world_left,
             per_unit: if per_unit.is_finite() { per_unit } else { 0.0 },
         }
     }
 
     /// The stripe of a particle whose left edge is `x`: never decreasing in `x`.
+    #[inline(always)]
     fn of(&self, x: f32) -> u32 {
-        // `as` saturates (NaN, which never happens here, gives 0).
-        (((x - self.left) * self.per_unit) as usize).min(self.count - 1) as u32
+        // Clamped as a float (NaN, which never happens here, gives 0), so that the
+        // conversion needs no checks of its own.
+        let at = clamp_to((x - self.left) * self.per_unit, self.last);
+        // SAFETY: `at` is a number in `[0, MAX_STRIPES)`.
+        unsafe { at.to_int_unchecked::<i32>() as u32 }
+    }
+}
+
+/// `x` clamped to `[0, hi]`, NaN to 0: one `maxss` and one `minss` (`f32::max` and `f32::min`
+/// treat NaN apart, at a few instructions more each).
+#[inline(always)]
+fn clamp_to(x: f32, hi: f32) -> f32 {
+    let x = if x > 0.0 { x } else { 0.0 };
+    if x < hi {
+        x
+    } else {
+        hi
     }
 }
 
 /// The reusable buffers of the stripe solver.
 #[derive(Debug, Default)]
 pub(super) struct SolverBuffers {
-    /// Each particle's stripe this step.
-    stripe_of: Vec<u32>,
-    /// Per chunk, a count (then the next position) per bucket of a counting sort.
-    buckets: Vec<u32>,
-    /// The contacts by stripe, each stripe's floor first; the serial ones last.
-    sorted: Vec<Contact>,
-    /// The contacts with their rows in the broad phase's order, then scratch of the sort.
+    /// Per chunk of contacts, a count (then the next position) per bucket: each stripe, then
+    /// the serial pass.
+    counts: Vec<u32>,
+    /// Each contact's bucket, in the broad phase's order.
+    bucket: Vec<u16>,
+    /// The contacts with their rows in the broad phase's order, then scratch of the row sort.
     unsorted: Vec<Contact>,
+    /// The contacts by bucket, each bucket's floor first.
+    sorted: Vec<Contact>,
+    /// Each bucket's contacts along y, in the same order, from where the bucket starts in
+    /// `sorted`: all the shock pass reads.
+    vertical: Vec<Contact>,
+    /// How many contacts along y each bucket has.
+    verticals: Vec<u32>,
     /// Each contact chunk's lowest and highest row.
     row_range: Vec<(u32, u32)>,
-    /// Where each bucket of the last counting sort starts: after the sort by stripe, where
-    /// each stripe's contacts start in `sorted` (and where the serial ones start).
+    /// Where each bucket's contacts start in `sorted` (and, last, the contact count).
     starts: Vec<u32>,
+    /// Per bucket, a count (then the next position) per row.
+    row_counts: Vec<u32>,
     /// The step on which each particle was last found resting on the floor or on a resting
     /// particle (wrapping step numbers).
     rest_step: Vec<u32>,
+    /// Scratch of `renumber`.
+    renumbered: Vec<u32>,
     step: u32,
 }
 
@@ -137,13 +165,12 @@ impl SolverBuffers {
             self.rest_step.clear();
             return;
         }
-        // `stripe_of` is rewritten before its next use: it serves as scratch here.
-        self.stripe_of.clear();
-        self.stripe_of.resize(new_index.len(), 0);
+        self.renumbered.clear();
+        self.renumbered.resize(new_index.len(), 0);
         for (old, &new) in new_index.iter().enumerate() {
-            self.stripe_of[new as usize] = self.rest_step[old];
+            self.renumbered[new as usize] = self.rest_step[old];
         }
-        std::mem::swap(&mut self.rest_step, &mut self.stripe_of);
+        std::mem::swap(&mut self.rest_step, &mut self.renumbered);
     }
 }
 
@@ -264,7 +291,31 @@ impl Simulation {
             step: self.buffers.step,
         };
         for _ in 0..self.config.solver_iterations {
-            self.each_stripe(params, solve_contact);
+            let buf = &mut self.buffers;
+            let particles = SharedSlice::new(&mut self.particles);
+            let (sorted, starts) = (&buf.sorted, &buf.starts);
+            // Each pass also lists each bucket's contacts along y, in order, for the shock
+            // pass (the same list every time).
+            let vertical = SharedSlice::new(&mut buf.vertical);
+            let verticals = SharedSlice::new(&mut buf.verticals);
+            // `move`: the closure owns a copy of `params`, which the loop keeps in registers
+            // (a reference could alias the particles' stores, as far as the compiler knows).
+            by_stripe_parity(&self.workers, self.stripes.count, move |bucket| {
+                let range = starts[bucket] as usize..starts[bucket + 1] as usize;
+                // SAFETY: buckets are disjoint ranges of the contacts; one task each.
+                let (vertical, count) =
+                    unsafe { (vertical.range(range.clone()), verticals.get(bucket)) };
+                let mut found = 0;
+                let list = &sorted[range];
+                for c in list {
+                    // SAFETY: see `pair_of`; `sort_contacts` checked every index.
+                    let (pa, pb) = unsafe { pair_of(&particles, c) };
+                    solve_contact(&params, c.vertical(), pa, pb);
+                    vertical[found] = *c;
+                    found += usize::from(c.vertical());
+                }
+                *count = found as u32;
+            });
         }
         self.keep_inside();
         if self.config.gravity_on && self.config.gravity > 0.0 {
@@ -273,199 +324,239 @@ impl Simulation {
                 step: self.buffers.step,
                 ..params
             };
-            self.each_stripe(params, shock_contact);
+            let buf = &mut self.buffers;
+            let rest = SharedSlice::new(&mut buf.rest_step);
+            let particles = SharedSlice::new(&mut self.particles);
+            let (vertical, starts, verticals) = (&buf.vertical, &buf.starts, &buf.verticals);
+            by_stripe_parity(&self.workers, self.stripes.count, move |bucket| {
+                let from = starts[bucket] as usize;
+                let list = &vertical[from..from + verticals[bucket] as usize];
+                for c in list {
+                    // SAFETY: as for the particles; `rest_step` has one entry per particle.
+                    let (pa, pb) = unsafe { pair_of(&particles, c) };
+                    let (ra, rb) = unsafe { pair_of(&rest, c) };
+                    shock_contact(&params, pa, pb, ra, rb);
+                }
+            });
             self.keep_inside();
         }
         self.set_drift(f64::NAN);
     }
 
     /// Sorts the contacts of the last broad phase into stripes (see the module documentation),
-    /// each stripe's floor first: a stable counting sort by row, then one by stripe, both in
-    /// parallel over fixed chunks of contacts. The result does not depend on the thread count.
-    /// Where the rows span far more than there are contacts (a tall world), each stripe is
-    /// sorted by comparison instead, so that nothing is sized by the world.
+    /// each stripe's floor first, and lists each stripe's contacts along y apart for the shock
+    /// pass. One pass over fixed chunks of contacts finds each contact's row, axis and stripe
+    /// (from its particles' positions) and counts the stripes; a second puts the contacts in
+    /// stripe order; then each stripe, in its own task, sorts its contacts by row (a counting
+    /// sort, stable). The order does not depend on the thread count. Where the rows span far
+    /// more than there are contacts (a tall world), each stripe is sorted by comparison
+    /// instead, so that nothing is sized by the world.
     fn sort_contacts(&mut self) {
-        let grid = self.stripes;
-        let stripes = grid.count;
-        let floor = self.config.world.max_y;
-        let s = self.config.particle_size;
-        let dt = self.last_dt;
-        let gravity = self.config.gravity_on && self.config.gravity > 0.0;
+        let keys = Keys {
+            floor: self.config.world.max_y,
+            size: self.config.particle_size,
+            dt: self.last_dt,
+            gravity: self.config.gravity_on && self.config.gravity > 0.0,
+            grid: self.stripes,
+        };
+        // One bucket per stripe, and one for the serial pass.
+        let width = self.stripes.count + 1;
         let buf = &mut self.buffers;
         let workers = &self.workers;
         let n = self.particles.len();
-        buf.stripe_of.resize(n, 0);
         buf.rest_step
             .resize(n, buf.step.wrapping_sub(REST_STEPS + 1));
         let particles = &self.particles;
-        workers.for_each_chunk(&mut buf.stripe_of, CHUNK, |k, chunk| {
-            for (j, st) in chunk.iter_mut().enumerate() {
-                *st = grid.of(particles[k * CHUNK + j].x);
-            }
-        });
-        // Each contact with its row, and each chunk's lowest and highest row.
         let contacts = &self.contacts;
         let m = contacts.len();
         let chunks = m.div_ceil(CONTACT_CHUNK).max(1);
+        let items = |k: usize| (k * CONTACT_CHUNK).min(m)..((k + 1) * CONTACT_CHUNK).min(m);
         buf.unsorted.resize(m, Contact::default());
+        buf.sorted.resize(m, Contact::default());
+        buf.vertical.resize(m, Contact::default());
+        buf.bucket.resize(m, 0);
         buf.row_range.clear();
         buf.row_range.resize(chunks, (u32::MAX, 0));
-        let ranges = SharedSlice::new(&mut buf.row_range);
-        workers.for_each_chunk(&mut buf.unsorted, CONTACT_CHUNK, |k, chunk| {
-            let (mut lo, mut hi) = (u32::MAX, 0);
-            for (c, &(a, b)) in chunk.iter_mut().zip(&contacts[k * CONTACT_CHUNK..]) {
-                let (pa, pb) = (&particles[a as usize], &particles[b as usize]);
-                // Rows half a particle high: a particle and the one it rests on (one side
-                // apart, less a small overlap) never share a row, so the support comes first.
-                let row =
-                    (((floor - pa.y.max(pb.y)) / (0.5 * s)).max(0.0) as u32).min(VERTICAL - 1);
-                (lo, hi) = (lo.min(row), hi.max(row));
-                let axis = if is_vertical(pa, pb, s, dt, gravity) {
-                    VERTICAL
-                } else {
-                    0
+        buf.counts.clear();
+        buf.counts.resize(chunks * width, 0);
+        // Each contact with its row and bucket, each chunk's count per bucket, and each
+        // chunk's lowest and highest row.
+        {
+            let unsorted = SharedSlice::new(&mut buf.unsorted);
+            let bucket = SharedSlice::new(&mut buf.bucket);
+            let ranges = SharedSlice::new(&mut buf.row_range);
+            // `move`: a copy of `keys` in registers, as in `resolve`.
+            workers.for_each_chunk(&mut buf.counts, width, move |k, counts| {
+                // SAFETY: task k alone touches chunk k's contacts and entry k of the ranges.
+                let (out, out_bucket, range) = unsafe {
+                    (
+                        unsorted.range(items(k)),
+                        bucket.range(items(k)),
+                        ranges.get(k),
+                    )
                 };
-                *c = Contact {
-                    row_axis: row | axis,
-                    a,
-                    b,
-                };
+                let (mut lo, mut hi) = (u32::MAX, 0);
+                let chunk = &contacts[items(k)];
+                for ((c, bk), &(a, b)) in out.iter_mut().zip(out_bucket).zip(chunk) {
+                    // Indexing checks `a` and `b`: the passes after this one rely on it.
+                    let (contact, at) =
+                        keys.of(a, b, &particles[a as usize], &particles[b as usize]);
+                    (lo, hi) = (lo.min(contact.row()), hi.max(contact.row()));
+                    *c = contact;
+                    *bk = at as u16;
+                    counts[at] += 1;
+                }
+                *range = (lo, hi);
+            });
+        }
+        // Buckets in order, each chunk's share in chunk order: stable.
+        buf.starts.clear();
+        let mut at = 0u32;
+        for bucket in 0..width {
+            buf.starts.push(at);
+            for k in 0..chunks {
+                let count = buf.counts[k * width + bucket];
+                buf.counts[k * width + bucket] = at;
+                at += count;
             }
-            // SAFETY: task k writes entry k only.
-            unsafe { *ranges.get(k) = (lo, hi) };
-        });
+        }
+        buf.starts.push(at);
+        {
+            let (unsorted, bucket) = (&buf.unsorted, &buf.bucket);
+            let sorted = SharedSlice::new(&mut buf.sorted);
+            workers.for_each_chunk(&mut buf.counts, width, |k, next| {
+                for i in items(k) {
+                    let at = &mut next[bucket[i] as usize];
+                    // SAFETY: the counts hand out each position once.
+                    unsafe { *sorted.get(*at as usize) = unsorted[i] };
+                    *at += 1;
+                }
+            });
+        }
+        // Each bucket by row, from `sorted` into `unsorted` (then swapped), and its contacts
+        // along y listed apart.
         let (lo, hi) = buf
             .row_range
             .iter()
             .fold((u32::MAX, 0), |(l, h), &(a, b)| (l.min(a), h.max(b)));
         let rows = if m == 0 { 1 } else { (hi - lo) as usize + 1 };
-        let stripe_of = &buf.stripe_of;
-        let bucket_of = |c: &Contact| {
-            let (sa, sb) = (stripe_of[c.a as usize], stripe_of[c.b as usize]);
-            if sa.abs_diff(sb) <= 1 {
-                sa.min(sb) as usize
-            } else {
-                stripes
-            }
-        };
-        // One bucket per stripe, and one for the serial pass.
-        let width = stripes + 1;
-        buf.sorted.resize(m, Contact::default());
-        if width.saturating_mul(rows).saturating_mul(chunks) <= 2 * m {
-            // One stable counting sort by (stripe, row): the order of a sort by row, then
-            // by stripe, at half the passes over the contacts, while the buckets stay few.
-            let unsorted = &buf.unsorted;
-            let sorted = SharedSlice::new(&mut buf.sorted);
-            counting_sort(
-                workers,
-                m,
-                width * rows,
-                &mut buf.buckets,
-                &mut buf.starts,
-                |i| {
-                    let c = &unsorted[i];
-                    bucket_of(c) * rows + (c.row() - lo) as usize
-                },
-                // SAFETY: `counting_sort` hands out each position once.
-                |i, at| unsafe { *sorted.get(at) = unsorted[i] },
-            );
-            // Where each stripe starts: where its lowest row starts.
-            for bucket in 0..=width {
-                buf.starts[bucket] = buf.starts[bucket * rows];
-            }
-            buf.starts.truncate(width + 1);
-        } else if rows <= 2 * m + 4096 {
-            let unsorted = &buf.unsorted;
-            let sorted = SharedSlice::new(&mut buf.sorted);
-            counting_sort(
-                workers,
-                m,
-                rows,
-                &mut buf.buckets,
-                &mut buf.starts,
-                |i| (unsorted[i].row() - lo) as usize,
-                // SAFETY: `counting_sort` hands out each position once.
-                |i, at| unsafe { *sorted.get(at) = unsorted[i] },
-            );
-            let by_row = &buf.sorted;
-            let unsorted = SharedSlice::new(&mut buf.unsorted);
-            counting_sort(
-                workers,
-                m,
-                width,
-                &mut buf.buckets,
-                &mut buf.starts,
-                |i| bucket_of(&by_row[i]),
-                // SAFETY: as above.
-                |i, at| unsafe { *unsorted.get(at) = by_row[i] },
-            );
-            std::mem::swap(&mut buf.sorted, &mut buf.unsorted);
-        } else {
-            let unsorted = &buf.unsorted;
-            let sorted = SharedSlice::new(&mut buf.sorted);
-            counting_sort(
-                workers,
-                m,
-                width,
-                &mut buf.buckets,
-                &mut buf.starts,
-                |i| bucket_of(&unsorted[i]),
-                // SAFETY: as above.
-                |i, at| unsafe { *sorted.get(at) = unsorted[i] },
-            );
-            let starts = &buf.starts;
-            workers.for_each(width, |bucket| {
-                let range = starts[bucket] as usize..starts[bucket + 1] as usize;
-                // SAFETY: buckets are disjoint ranges of `sorted`, one task each.
-                unsafe { sorted.range(range) }.sort_unstable_by_key(|c| (c.row(), c.a, c.b));
-            });
+        let by_count = rows.saturating_mul(width) <= 4 * m + 65_536;
+        if by_count {
+            buf.row_counts.resize(rows * width, 0);
         }
-    }
-
-    /// Runs `solve` on every contact: the even stripes in parallel, then the odd ones, then the
-    /// contacts left for the serial pass, each stripe floor first.
-    fn each_stripe(
-        &mut self,
-        params: Params,
-        // Generic rather than a function pointer, so each pass inlines its contact solve.
-        solve: impl Fn(&Params, bool, &mut Particle, &mut Particle, &mut u32, &mut u32) + Sync,
-    ) {
-        let buf = &mut self.buffers;
-        let stripes = self.stripes.count;
-        let particles = SharedSlice::new(&mut self.particles);
-        let rest = SharedSlice::new(&mut buf.rest_step);
-        let sorted = &buf.sorted;
+        buf.verticals.resize(width, 0);
         let starts = &buf.starts;
-        let run = |bucket: usize| {
-            for c in &sorted[starts[bucket] as usize..starts[bucket + 1] as usize] {
-                let (a, b) = (c.a as usize, c.b as usize);
-                // SAFETY: a contact of stripe k touches particles of stripes k and k + 1 only
-                // (the sort put the others in the serial bucket), and the stripes solved at
-                // once are two apart: no other task reads or writes `a` or `b` now. `a != b`.
-                let (pa, pb, ra, rb) =
-                    unsafe { (particles.get(a), particles.get(b), rest.get(a), rest.get(b)) };
-                solve(&params, c.vertical(), pa, pb, ra, rb);
+        let from = SharedSlice::new(&mut buf.sorted);
+        let to = SharedSlice::new(&mut buf.unsorted);
+        let row_counts = SharedSlice::new(&mut buf.row_counts);
+        workers.for_each(width, |bucket| {
+            let range = starts[bucket] as usize..starts[bucket + 1] as usize;
+            // SAFETY: buckets are disjoint ranges of the contacts, and of the row counts; one
+            // task each.
+            let (from, to) = unsafe { (from.range(range.clone()), to.range(range)) };
+            if by_count {
+                // SAFETY: as above.
+                let next = unsafe { row_counts.range(bucket * rows..(bucket + 1) * rows) };
+                next.fill(0);
+                for c in from.iter() {
+                    next[(c.row() - lo) as usize] += 1;
+                }
+                let mut at = 0;
+                for n in next.iter_mut() {
+                    (*n, at) = (at, at + *n);
+                }
+                for c in from.iter() {
+                    let at = &mut next[(c.row() - lo) as usize];
+                    to[*at as usize] = *c;
+                    *at += 1;
+                }
+            } else {
+                to.copy_from_slice(from);
+                to.sort_unstable_by_key(|c| (c.row(), c.a, c.b));
             }
-        };
-        for parity in 0..2 {
-            let tasks = (stripes + 1 - parity) / 2;
-            self.workers.for_each(tasks, |t| run(2 * t + parity));
-        }
-        run(stripes);
+        });
+        std::mem::swap(&mut buf.sorted, &mut buf.unsorted);
     }
+}
+
+/// What `sort_contacts` needs to know of a contact: its row, axis and bucket.
+#[derive(Clone, Copy)]
+struct Keys {
+    floor: f32,
+    size: f32,
+    dt: f32,
+    gravity: bool,
+    grid: StripeGrid,
+}
+
+impl Keys {
+    /// The contact of `a` and `b` as the solver keeps it, and its bucket: the stripe of its
+    /// left particle, or the serial pass if its particles are more than a stripe apart.
+    #[inline(always)]
+    fn of(&self, a: u32, b: u32, pa: &Particle, pb: &Particle) -> (Contact, usize) {
+        // Rows half a particle high: a particle and the one it rests on (one side apart, less
+        // a small overlap) never share a row, so the support comes first. The lower
+        // particle's top edge (as `f32::max`, NaN apart).
+        let y = if pa.y > pb.y { pa.y } else { pb.y };
+        // Clamped as a float (NaN, which never happens here, gives 0), so that the
+        // conversion needs no checks of its own; rows too far up for 31 bits share the last
+        // (the largest `f32` below 2^31).
+        let row = clamp_to((self.floor - y) / (0.5 * self.size), 2_147_483_520.0);
+        // SAFETY: `row` is a number in `[0, 2^31)`.
+        let row = unsafe { row.to_int_unchecked::<i32>() } as u32;
+        let axis = if is_vertical(pa, pb, self.size, self.dt, self.gravity) {
+            VERTICAL
+        } else {
+            0
+        };
+        let (sa, sb) = (self.grid.of(pa.x), self.grid.of(pb.x));
+        let bucket = if sa.abs_diff(sb) <= 1 {
+            sa.min(sb) as usize
+        } else {
+            self.grid.count
+        };
+        let contact = Contact {
+            row_axis: row | axis,
+            a,
+            b,
+        };
+        (contact, bucket)
+    }
+}
+
+/// The particles (or their entries of another per-particle slice) of contact `c`.
+///
+/// # Safety
+/// `c.a` and `c.b` are in bounds (`sort_contacts` indexed the particles with them), differ,
+/// and no other task touches them now: a contact of stripe k touches particles of stripes k
+/// and k + 1 only (`sort_contacts` put the others in the serial bucket), and the stripes
+/// solved at once are two apart.
+#[allow(clippy::mut_from_ref)]
+#[inline(always)]
+unsafe fn pair_of<'a, T>(slice: &'a SharedSlice<'_, T>, c: &Contact) -> (&'a mut T, &'a mut T) {
+    unsafe {
+        (
+            slice.get_unchecked(c.a as usize),
+            slice.get_unchecked(c.b as usize),
+        )
+    }
+}
+
+/// Runs `run(bucket)` for every stripe: the even stripes in parallel, then the odd ones, then
+/// the serial bucket.
+fn by_stripe_parity(workers: &Workers, stripes: usize, run: impl Fn(usize) + Sync + Send) {
+    for parity in 0..2 {
+        let tasks = (stripes + 1 - parity) / 2;
+        workers.for_each(tasks, |t| run(2 * t + parity));
+    }
+    run(stripes);
 }
 
 /// One Gauss-Seidel step on a contact: an impulse along the contact's axis if the pair
 /// closes, with Coulomb friction across it, then a positional correction of most of the
 /// overlap.
-fn solve_contact(
-    p: &Params,
-    vertical: bool,
-    pa: &mut Particle,
-    pb: &mut Particle,
-    _: &mut u32,
-    _: &mut u32,
-) {
+#[inline(always)]
+fn solve_contact(p: &Params, vertical: bool, pa: &mut Particle, pb: &mut Particle) {
     // Fix most of the overlap each pass, but not all at once, so stacks settle instead of
     // jittering.
     const CORRECTION: f32 = 0.8;
@@ -494,7 +585,7 @@ fn solve_contact(
         let j = -(1.0 + e) * closing * 0.5;
         // Friction: stop the sliding across the normal, up to `friction` times the impulse.
         let sliding = rvx * ny - rvy * nx;
-        let jt = (-sliding * 0.5).clamp(-p.friction * j, p.friction * j);
+        let jt = clamp(-sliding * 0.5, p.friction * j);
         let (ix, iy) = (j * nx + jt * ny, j * ny - jt * nx);
         pa.vx -= ix;
         pa.vy -= iy;
@@ -508,6 +599,18 @@ fn solve_contact(
     pb.y += push * ny;
 }
 
+/// `x` clamped to `[-limit, limit]` (`limit >= 0`), as `f32::clamp` would, without its check
+/// that the bounds are in order.
+#[inline(always)]
+fn clamp(x: f32, limit: f32) -> f32 {
+    let x = if x < -limit { -limit } else { x };
+    if x > limit {
+        limit
+    } else {
+        x
+    }
+}
+
 /// Steps for which a particle found resting still counts as resting.
 const REST_STEPS: u32 = 8;
 
@@ -515,17 +618,8 @@ const REST_STEPS: u32 = 8;
 /// particle that rested within the last [`REST_STEPS`] steps), the upper one is lifted clear of it, cannot
 /// fall faster than it, rubs on it with Coulomb friction for the fall it loses, and rests too. Particles in the air are left to the regular passes,
 /// so a falling clump falls instead of climbing on itself.
-fn shock_contact(
-    p: &Params,
-    vertical: bool,
-    pa: &mut Particle,
-    pb: &mut Particle,
-    ra: &mut u32,
-    rb: &mut u32,
-) {
-    if !vertical {
-        return; // a side contact: the regular passes handled it
-    }
+#[inline(always)]
+fn shock_contact(p: &Params, pa: &mut Particle, pb: &mut Particle, ra: &mut u32, rb: &mut u32) {
     let s = p.size;
     let (upper, lower, up_rest, low_rest) = if pa.y >= pb.y {
         (pb, pa, rb, ra)
@@ -552,51 +646,8 @@ fn shock_contact(
     upper.vy -= stopped;
     // Shared like the regular passes' friction: equal masses, half each way.
     let sliding = upper.vx - lower.vx;
-    let jt = (0.5 * sliding).clamp(-p.friction * stopped, p.friction * stopped);
+    let jt = clamp(0.5 * sliding, p.friction * stopped);
     upper.vx -= jt;
     lower.vx += jt;
     *up_rest = p.step;
-}
-
-/// A stable counting sort of items `0..n` into `width` buckets by `key(i)`, in parallel over
-/// fixed chunks of [`CONTACT_CHUNK`] items: `place(i, at)` is called once per item with its
-/// position, each position handed out once. Leaves in `starts` where each bucket starts (and
-/// `n` at the end).
-fn counting_sort(
-    workers: &super::parallel::Workers,
-    n: usize,
-    width: usize,
-    counts: &mut Vec<u32>,
-    starts: &mut Vec<u32>,
-    key: impl Fn(usize) -> usize + Sync + Send,
-    place: impl Fn(usize, usize) + Sync + Send,
-) {
-    let chunks = n.div_ceil(CONTACT_CHUNK).max(1);
-    counts.clear();
-    counts.resize(chunks * width, 0);
-    let items = |k: usize| (k * CONTACT_CHUNK).min(n)..((k + 1) * CONTACT_CHUNK).min(n);
-    workers.for_each_chunk(counts, width, |k, counts| {
-        for i in items(k) {
-            counts[key(i)] += 1;
-        }
-    });
-    // Buckets in order, each chunk's share in chunk order: stable.
-    starts.clear();
-    let mut at = 0u32;
-    for bucket in 0..width {
-        starts.push(at);
-        for k in 0..chunks {
-            let count = counts[k * width + bucket];
-            counts[k * width + bucket] = at;
-            at += count;
-        }
-    }
-    starts.push(at);
-    workers.for_each_chunk(counts, width, |k, next| {
-        for i in items(k) {
-            let at = &mut next[key(i)];
-            place(i, *at as usize);
-            *at += 1;
-        }
-    });
 }
