@@ -21,7 +21,7 @@ pub(super) const W: usize = 8;
 
 /// Eight rectangles, one array per edge. A lane without an item holds [`Lanes::EMPTY`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Lanes {
+pub(super) struct Lanes {
     min_x: [f32; W],
     min_y: [f32; W],
     max_x: [f32; W],
@@ -39,13 +39,13 @@ impl Lanes {
 
     /// Bit `k` set when lane `k` intersects `r` (closed, as [`Rect::intersects`]).
     #[inline(always)]
-    fn hits(&self, r: &Rect) -> u32 {
+    pub(super) fn hits(&self, r: &Rect) -> u32 {
         simd::hits8(&self.min_x, &self.min_y, &self.max_x, &self.max_y, r)
     }
 
     /// As [`hits`](Self::hits), with AVX.
     #[inline(always)]
-    fn hits_avx(&self, avx: Avx, r: &Rect) -> u32 {
+    pub(super) fn hits_avx(&self, avx: Avx, r: &Rect) -> u32 {
         avx.hits8(&self.min_x, &self.min_y, &self.max_x, &self.max_y, r)
     }
 
@@ -104,6 +104,22 @@ const EMPTY_BOUNDS: Rect = Rect {
     max_x: f32::NEG_INFINITY,
     max_y: f32::NEG_INFINITY,
 };
+
+/// Blocks whose masks the pair search joins into one 64-bit mask.
+const GROUP: usize = 64 / W;
+
+/// The masks of `blocks` (at most [`GROUP`]) tested against `r`, block `k` in bits `8k..`.
+#[inline(always)]
+fn group_mask<H>(blocks: &[Lanes], r: &Rect, hits: &H) -> u64
+where
+    H: Fn(&Lanes, &Rect) -> u32,
+{
+    let mut mask = 0;
+    for (k, lanes) in blocks.iter().enumerate() {
+        mask |= u64::from(hits(lanes, r)) << (k * W);
+    }
+    mask
+}
 
 /// Below this many blocks a scan tests every block instead of the bands first: the two
 /// band tests would cost about as much as they save.
@@ -473,45 +489,70 @@ impl<T> ItemList<T> {
     }
 
     /// Calls `f(a, b)` for every pair of items here whose rectangles intersect (closed),
-    /// `a` before `b` in the list, until `f` returns `Break`.
-    #[inline]
-    pub(super) fn for_each_pair_inside<'a, B, F>(&'a self, f: F) -> ControlFlow<B>
-    where
-        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
-    {
-        if self.lanes.len() > 1 {
-            if let Some(avx) = Avx::detect() {
-                return avx.run(move || self.pairs_inside(f, |l, r| l.hits_avx(avx, r)));
-            }
-        }
-        self.pairs_inside(f, Lanes::hits)
-    }
-
+    /// `a` before `b` in the list, until `f` returns `Break`; `hits` is the block test (the
+    /// pair search picks it once, see `pairs`).
+    ///
+    /// Each item meets the items before it: a list's last block is usually part-full, and
+    /// this way its few items meet the full blocks, rather than every item of the full blocks
+    /// meeting it (a list of 12 takes 15 block tests instead of 20). The masks of up to eight
+    /// blocks are joined into one 64-bit mask before its bits are walked (see
+    /// [`for_each_hit_grouped`](Self::for_each_hit_grouped)).
     #[inline(always)]
-    fn pairs_inside<'a, B, F, H>(&'a self, mut f: F, hits: H) -> ControlFlow<B>
+    pub(super) fn for_each_pair_inside<'a, B, F, H>(&'a self, mut f: F, hits: H) -> ControlFlow<B>
     where
         F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
-        H: Fn(&Lanes, &Rect) -> u32 + Copy,
+        H: Fn(&Lanes, &Rect) -> u32,
     {
-        // Each item against the items before it: a list's last block is usually part-full,
-        // and this way its few items meet the full blocks, rather than every item of the
-        // full blocks meeting it (a list of 12 takes 15 block tests instead of 20).
         for j in 1..self.entries.len() {
             let b = self.rect(j);
-            let (last, lanes_before) = (j / W, j % W);
-            for (k, lanes) in self.lanes[..last + usize::from(lanes_before > 0)]
-                .iter()
-                .enumerate()
-            {
-                let mut mask = hits(lanes, &b);
-                if k == last {
-                    mask &= (1u32 << lanes_before) - 1;
+            let blocks = &self.lanes[..j.div_ceil(W)];
+            for (g, group) in blocks.chunks(GROUP).enumerate() {
+                let mut mask = group_mask(group, &b, &hits);
+                // Only the items before `j`.
+                let before = j - g * GROUP * W;
+                if before < 64 {
+                    mask &= (1u64 << before) - 1;
                 }
                 while mask != 0 {
-                    let i = k * W + mask.trailing_zeros() as usize;
+                    let i = g * GROUP * W + mask.trailing_zeros() as usize;
                     mask &= mask - 1;
                     f(self.item(i), self.item(j))?;
                 }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// As [`for_each_hit`](Self::for_each_hit) from position 0, for the pair search: `hits`
+    /// is the block test, the number of items in the blocks tested is added to `tests`, and
+    /// the masks of up to eight blocks are joined into one 64-bit mask before its bits are
+    /// walked. The walk's branches depend on the data and are mispredicted about once per
+    /// mask with hits, so fewer, fuller masks cost fewer mispredicts.
+    #[inline(always)]
+    pub(super) fn for_each_hit_grouped<'a, B, F, H>(
+        &'a self,
+        r: &Rect,
+        mut f: F,
+        hits: H,
+        tests: &mut u64,
+    ) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
+        let (lo, hi) = self.window(r);
+        let Some(blocks) = self.lanes.get(lo..hi) else {
+            return ControlFlow::Continue(());
+        };
+        *tests += ((hi * W).min(self.entries.len()) - lo * W) as u64;
+        // A copy `f` cannot write to, so the query's edges are read once (see `gather`).
+        let r = *r;
+        for (g, group) in blocks.chunks(GROUP).enumerate() {
+            let mut mask = group_mask(group, &r, &hits);
+            while mask != 0 {
+                let p = (lo + g * GROUP) * W + mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                f(self.item(p))?;
             }
         }
         ControlFlow::Continue(())
@@ -863,10 +904,25 @@ mod tests {
         }
     }
 
+    /// Every block test the pair search may be handed: the compile-time form, the scalar
+    /// meaning, and AVX where the CPU has it.
+    type BlockTest = Box<dyn Fn(&Lanes, &Rect) -> u32>;
+
+    fn block_tests() -> Vec<BlockTest> {
+        let mut tests: Vec<BlockTest> = vec![Box::new(Lanes::hits), Box::new(hits_scalar)];
+        if let Some(avx) = Avx::detect() {
+            tests.push(Box::new(move |l: &Lanes, r: &Rect| {
+                avx.run(|| l.hits_avx(avx, r))
+            }));
+        }
+        tests
+    }
+
     #[test]
     fn scans_find_what_brute_force_finds() {
         let mut rng = Lcg(11);
-        for n in 0..40 {
+        // Past 64 items the pair search joins the masks of more than one group of blocks.
+        for n in (0..40).chain([63, 64, 65, 71, 130, 200]) {
             let (items, rects) = list(&mut rng, n);
             let r = rng.rect();
             for from in 0..=n {
@@ -889,28 +945,41 @@ mod tests {
                 );
                 assert_eq!((&dispatched, &portable), (&want, &want));
             }
+            let want_hits: Vec<usize> = (0..n).filter(|&i| rects[i].intersects(&r)).collect();
             let want: Vec<(usize, usize)> = (0..n)
                 .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
                 .filter(|&(i, j)| rects[i].intersects(&rects[j]))
                 .collect();
-            let mut dispatched = Vec::new();
-            let _ = items.for_each_pair_inside(|a, b| {
-                assert_eq!((a.rect, b.rect), (rects[*a.value], rects[*b.value]));
-                dispatched.push((*a.value, *b.value));
-                ControlFlow::<()>::Continue(())
-            });
-            let mut portable = Vec::new();
-            let _ = items.pairs_inside(
-                |a, b| {
-                    portable.push((*a.value, *b.value));
-                    ControlFlow::<()>::Continue(())
-                },
-                Lanes::hits,
-            );
-            // Each pair once, `a` before `b`; the order of the pairs is free.
-            dispatched.sort_unstable();
-            portable.sort_unstable();
-            assert_eq!((&dispatched, &portable), (&want, &want));
+            for hits in block_tests() {
+                // In list order, each hit once, and the items of the blocks tested counted.
+                let (mut found, mut tests) = (Vec::new(), 0);
+                let _ = items.for_each_hit_grouped(
+                    &r,
+                    |e| {
+                        assert_eq!(e.rect, rects[*e.value]);
+                        found.push(*e.value);
+                        ControlFlow::<()>::Continue(())
+                    },
+                    &hits,
+                    &mut tests,
+                );
+                assert_eq!((&found, tests), (&want_hits, n as u64), "{n} items");
+                // Each pair once, `a` before `b`, `b` in list order, then `a`.
+                let mut pairs = Vec::new();
+                let _ = items.for_each_pair_inside(
+                    |a, b| {
+                        assert_eq!((a.rect, b.rect), (rects[*a.value], rects[*b.value]));
+                        pairs.push((*a.value, *b.value));
+                        ControlFlow::<()>::Continue(())
+                    },
+                    &hits,
+                );
+                let mut sorted = pairs.clone();
+                sorted.sort_unstable_by_key(|&(a, b)| (b, a));
+                assert_eq!(pairs, sorted, "{n} items");
+                sorted.sort_unstable();
+                assert_eq!(sorted, want, "{n} items");
+            }
             let mut gathered = Vec::new();
             items.gather_hits(&r, &mut gathered);
             let want: Vec<u32> = (0..n)
@@ -919,6 +988,41 @@ mod tests {
                 .collect();
             assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
         }
+    }
+
+    #[test]
+    fn grouped_scans_and_pairs_stop_when_told() {
+        let mut rng = Lcg(5);
+        let (items, _) = list(&mut rng, 150);
+        let everything = Rect::new(-1.0, -1.0, 100.0, 100.0);
+        let mut seen = 0;
+        let flow = items.for_each_hit_grouped(
+            &everything,
+            |_| {
+                seen += 1;
+                if seen == 70 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+            Lanes::hits,
+            &mut 0,
+        );
+        assert_eq!((flow, seen), (ControlFlow::Break(()), 70));
+        let mut seen = 0;
+        let flow = items.for_each_pair_inside(
+            |_, _| {
+                seen += 1;
+                if seen == 3 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+            Lanes::hits,
+        );
+        assert_eq!((flow, seen), (ControlFlow::Break(()), 3));
     }
 
     /// A list split at a centre line: through random pushes, moves (some across the line) and
@@ -979,6 +1083,18 @@ mod tests {
             });
             found.sort_unstable();
             assert_eq!(found, want);
+            let mut grouped = Vec::new();
+            let _ = items.for_each_hit_grouped(
+                &q,
+                |e| {
+                    grouped.push(*e.value);
+                    ControlFlow::<()>::Continue(())
+                },
+                Lanes::hits,
+                &mut 0,
+            );
+            grouped.sort_unstable();
+            assert_eq!(grouped, want);
             let mut gathered = Vec::new();
             items.gather_hits(&q, &mut gathered);
             let mut gathered: Vec<usize> = gathered.iter().map(|id| id.index as usize).collect();

@@ -2,10 +2,9 @@
 
 use std::ops::{ControlFlow, Range};
 
-use super::{CellRange, ItemId, ItemList, ItemRef, Node, Placement, Quadtree, NULL};
-
-/// At most this many items below a node for [`Quadtree::searches_from_below`].
-const SEARCH_FROM_BELOW_MAX_ITEMS: u32 = 4096;
+use super::items::Lanes;
+use super::simd::Avx;
+use super::{CellRange, ItemId, ItemList, ItemRef, Node, Placement, Quadtree, Rect, NULL};
 
 impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
@@ -17,20 +16,21 @@ impl<T> Quadtree<T> {
     ///
     /// Under exact placement every item sits in the smallest node containing it, so a pair is
     /// found exactly once: either both items sit in the same node, or one sits in a strict
-    /// ancestor of the other's node. In a small subtree (at most 4,096 items below its top),
-    /// each node tests the bounding box of its items against each ancestor's list, then its
-    /// items against each ancestor item that box meets; above that, each ancestor item walks
-    /// down the part of the subtree its rectangle overlaps.
+    /// ancestor of the other's node. Each node tests the bounding box of its items against
+    /// each ancestor's list (only the band of straddlers that the box meets, see the module
+    /// docs), then its items against each ancestor item that box meets.
     ///
     /// Under [`Placement::Loose`] the regions of nodes of one level overlap, so each item also
     /// looks at the neighbouring nodes of its level that its rectangle reaches, and a pair
     /// between two such nodes is reported from the one with the smaller index.
     ///
     /// # Runtime
-    /// Per node, its items against each other; per item in an internal node, the items of the
-    /// descendants whose cells its rectangle overlaps (under loose placement, also those of
-    /// up to eight neighbouring nodes and their subtrees). In small subtrees, also one
-    /// bounding-box test per node and ancestor item.
+    /// Per node, its items against each other, and its items against each ancestor item
+    /// that their bounding box meets, after one bounding-box test per ancestor item in the
+    /// bands that box meets (a node far from an ancestor's centre lines costs two band tests
+    /// for it). Under loose placement, instead, per item in an internal node, the items of the
+    /// descendants whose cells its rectangle overlaps, and those of up to eight neighbouring
+    /// nodes and their subtrees.
     ///
     /// ```
     /// use std::ops::ControlFlow;
@@ -99,6 +99,28 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
     {
+        // The block test is chosen once: with AVX, the whole search is compiled for it, so
+        // every scan inlines the test instead of calling into an AVX-compiled scan.
+        if let Some(avx) = Avx::detect() {
+            avx.run(|| self.pairs_in_nodes_with(nodes, f, tests, |l, r| l.hits_avx(avx, r)))
+        } else {
+            self.pairs_in_nodes_with(nodes, f, tests, Lanes::hits)
+        }
+    }
+
+    /// [`pairs_in_nodes`](Self::pairs_in_nodes) with the block test `hits`.
+    #[inline(always)]
+    fn pairs_in_nodes_with<'a, B, F, H>(
+        &'a self,
+        nodes: Range<usize>,
+        f: &mut F,
+        tests: &mut u64,
+        hits: H,
+    ) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
+        H: Fn(&Lanes, &Rect) -> u32 + Copy,
+    {
         let loose = self.config.placement == Placement::Loose;
         let first = nodes.start;
         for (n, node) in self.nodes[nodes].iter().enumerate().filter(|(_, n)| n.live) {
@@ -106,64 +128,48 @@ impl<T> Quadtree<T> {
             let items = &node.items;
             let len = items.len() as u64;
             *tests += len * len.saturating_sub(1) / 2;
-            // Stage 1: pairs inside the node.
-            items.for_each_pair_inside(&mut *f)?;
-            // Stage 2: under exact placement, the items here against those of the ancestors
-            // with small subtrees (see `searches_from_below`) that reach this node's items.
-            if !loose && node.parent != NULL {
+            // Pairs inside the node.
+            items.for_each_pair_inside(&mut *f, hits)?;
+            if !loose {
+                // Under exact placement, the items here against those of every ancestor
+                // that reach this node's items.
                 if let Some(bounds) = items.bounds() {
                     let mut p = node.parent;
                     while p != NULL {
                         let up = &self.nodes[p as usize];
-                        if !Self::searches_from_below(up) {
-                            // Subtrees only grow upwards: no higher ancestor qualifies.
-                            break;
-                        }
-                        *tests += up.items.len() as u64;
-                        up.items.for_each_hit(&bounds, 0, |a| {
-                            *tests += len;
-                            items.for_each_hit(&a.rect, 0, |b| f(a, b))
-                        })?;
+                        let mut met = 0;
+                        let flow = up.items.for_each_hit_grouped(
+                            &bounds,
+                            |a| {
+                                met += 1;
+                                items.for_each_hit_grouped(&a.rect, |b| f(a, b), hits, &mut 0)
+                            },
+                            hits,
+                            tests,
+                        );
+                        *tests += met * len;
+                        flow?;
                         p = up.parent;
                     }
                 }
-            }
-            let has_below = !node.is_leaf()
-                && node.subtree_len as usize > items.len()
-                && (loose || !Self::searches_from_below(node));
-            if !loose && !has_below {
                 continue;
             }
-            // Stage 3: each item here against the items below this node (and, under loose
-            // placement, in and below the neighbouring nodes of this level) whose regions its
-            // rectangle overlaps.
+            // Under loose placement, each item here against the items below this node and
+            // in and below the neighbouring nodes of this level whose regions its rectangle
+            // overlaps.
+            let has_below = !node.is_leaf() && node.subtree_len as usize > items.len();
             for a in items.items() {
                 let range = self.cell_range(&a.rect);
-                // Counted per node, not per test: a store per test would cost as much as
-                // the test.
                 let mut test = |bs: &'a ItemList<T>| {
-                    *tests += bs.len() as u64;
-                    bs.for_each_hit(&a.rect, 0, |b| f(a, b))
+                    bs.for_each_hit_grouped(&a.rect, |b| f(a, b), hits, tests)
                 };
                 if has_below {
                     self.walk_below(node, range, &mut test)?;
                 }
-                if loose {
-                    self.loose_neighbours(n, node, range, &mut test)?;
-                }
+                self.loose_neighbours(n, node, range, &mut test)?;
             }
         }
         ControlFlow::Continue(())
-    }
-
-    /// Whether, under exact placement, the pairs between this node's items and those below
-    /// are found from below: each descendant tests its items' bounding box against this
-    /// node's list, then its items against each hit. That costs a list scan per descendant,
-    /// so it pays only for small subtrees, where it saves each item here a walk down the
-    /// levels (the walk, not the tests, is most of the cost at 1,000 items).
-    #[inline]
-    fn searches_from_below(node: &Node<T>) -> bool {
-        node.subtree_len - node.items.len() as u32 <= SEARCH_FROM_BELOW_MAX_ITEMS
     }
 
     /// Under loose placement, regions of nodes of one level overlap, so an item can meet items
