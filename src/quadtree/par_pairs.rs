@@ -141,7 +141,11 @@ impl<T: Sync> Quadtree<T> {
         out.clear();
         self.cut_into_chunks(out);
         out.chunks[..out.used].par_iter_mut().for_each(|chunk| {
-            let pairs = &mut chunk.pairs;
+            // The buffer and the count live on this task's stack while it searches: the
+            // chunks sit side by side, and a neighbour's task writing its own length and count
+            // on the same cache line would slow both.
+            let mut pairs = std::mem::take(&mut chunk.pairs);
+            let mut tests = 0;
             let _ = self.pairs_in_nodes(
                 chunk.nodes.clone(),
                 &mut |a, b| {
@@ -150,8 +154,10 @@ impl<T: Sync> Quadtree<T> {
                     }
                     ControlFlow::<()>::Continue(())
                 },
-                &mut chunk.tests,
+                &mut tests,
             );
+            chunk.pairs = pairs;
+            chunk.tests = tests;
         });
         out.len()
     }

@@ -436,11 +436,11 @@ impl Simulation {
     /// [`update_tree`](Self::update_tree) left it (the tree's parallel pair search), or from
     /// the particles, in brute force.
     pub fn find_pairs(&mut self) {
-        self.contacts.clear();
         let s = self.config.particle_size;
         let tests = match self.config.broadphase {
             Broadphase::Incremental | Broadphase::Rebuild if self.workers.serial() => {
                 let contacts = &mut self.contacts;
+                contacts.clear();
                 let (_, tests) = self.tree.for_each_pair_counting(|a, b| {
                     contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
                     ControlFlow::<()>::Continue(())
@@ -454,12 +454,18 @@ impl Simulation {
                         Some((*a.value.min(b.value), *a.value.max(b.value)))
                     })
                 });
-                for chunk in self.pair_buffers.chunks() {
-                    self.contacts.extend_from_slice(chunk);
-                }
+                // The chunks are copied into place on the workers too, over fixed ranges of
+                // the contact list, so that no part of the phase runs on one thread only.
+                let buffers = &self.pair_buffers;
+                self.contacts.resize(buffers.len(), (0, 0));
+                self.workers
+                    .for_each_chunk(&mut self.contacts, CONTACT_COPY_CHUNK, |k, out| {
+                        copy_pairs(buffers, k * CONTACT_COPY_CHUNK, out);
+                    });
                 self.pair_buffers.tests()
             }
             Broadphase::BruteForce => {
+                self.contacts.clear();
                 self.rects.clear();
                 self.rects.extend(self.particles.iter().map(|p| p.rect(s)));
                 every_pair(&self.rects, &mut self.contacts);
@@ -532,6 +538,30 @@ impl Simulation {
             .filter(|p| p.rect(s).intersects(rect))
             .count()
     }
+}
+
+/// Contacts per task when the pair search's chunks are copied into the contact list.
+const CONTACT_COPY_CHUNK: usize = 32_768;
+
+/// Copies the pairs of `buffers` from position `start` (in their order) into `out`, whole.
+fn copy_pairs(buffers: &PairWorkspace<(u32, u32)>, start: usize, out: &mut [(u32, u32)]) {
+    let mut skip = start;
+    let mut done = 0;
+    for chunk in buffers.chunks() {
+        if done == out.len() {
+            break;
+        }
+        if skip >= chunk.len() {
+            skip -= chunk.len();
+            continue;
+        }
+        let part = &chunk[skip..];
+        let n = part.len().min(out.len() - done);
+        out[done..done + n].copy_from_slice(&part[..n]);
+        done += n;
+        skip = 0;
+    }
+    debug_assert_eq!(done, out.len());
 }
 
 /// The brute-force broad phase: every pair of squares tested, `(i, j)` with `i < j` pushed
