@@ -411,7 +411,7 @@ impl App {
     /// An input of binding `b` is not active this frame: ends the drags it started.
     pub fn release(&mut self, b: &Binding) {
         match b.action {
-            Action::TestQuad if self.probe.release(&mut self.sim, self.clock).is_some() => {
+            Action::TestQuad if self.probe.release(&self.sim, self.clock).is_some() => {
                 println!("dropped: {}", self.probe.line());
             }
             Action::Pan => self.pan_from = None,
@@ -449,7 +449,7 @@ impl App {
             Action::TestQuad => {
                 if self
                     .probe
-                    .hold(&mut self.sim, cursor.0, cursor.1, self.clock)
+                    .hold(&self.sim, cursor.0, cursor.1, self.clock)
                     .is_some()
                 {
                     println!("right-click: {}", self.probe.line());
@@ -526,7 +526,7 @@ impl App {
         self.probe.set_shape(shape);
         self.say(format_args!("right-click query: {}", shape.name()));
         if self.report_shown() {
-            self.probe.run(&mut self.sim, self.clock);
+            self.probe.run(&self.sim, self.clock);
             println!("query: {}", self.probe.line());
         }
     }
@@ -535,7 +535,7 @@ impl App {
     pub fn set_nearest_k(&mut self, k: usize) {
         self.probe.set_k(k);
         if self.report_shown() {
-            self.probe.run(&mut self.sim, self.clock);
+            self.probe.run(&self.sim, self.clock);
         }
     }
 
@@ -636,7 +636,7 @@ impl App {
 
     /// A right-click at world `(x, y)`: see [`Probe::click`]. Prints the report.
     pub fn right_click(&mut self, x: f32, y: f32) {
-        self.probe.click(&mut self.sim, x, y, self.clock);
+        self.probe.click(&self.sim, x, y, self.clock);
         println!("right-click: {}", self.probe.line());
     }
 
@@ -664,7 +664,7 @@ impl App {
             self.fixed.advance(real_seconds)
         };
         if self.report_shown() {
-            self.probe.run(&mut self.sim, self.clock);
+            self.probe.run(&self.sim, self.clock);
         }
         steps
     }
@@ -865,13 +865,13 @@ mod tests {
         app.act(&quad, 0.016, &v, at(1500.0, 1200.0));
         let clicked = app.probe.rect();
         assert_eq!(clicked, Rect::from_min_size(1200.0, 900.0, 600.0, 450.0));
-        assert!(app.probe.release(&mut app.sim, fake_clock).is_none());
+        assert!(app.probe.release(&app.sim, fake_clock).is_none());
         // Press, drag by (300, -300), release: the quad follows the grip and reports again.
         app.act(&quad, 0.016, &v, at(1500.0, 1200.0));
         app.act(&quad, 0.016, &v, at(1800.0, 900.0));
         let moved = app.probe.rect();
         assert!((moved.min_x - 1500.0).abs() < 2.0 && (moved.min_y - 600.0).abs() < 2.0);
-        let report = app.probe.release(&mut app.sim, fake_clock).unwrap();
+        let report = app.probe.release(&app.sim, fake_clock).unwrap();
         assert!(report.agrees);
         assert_eq!(report.brute_count, app.sim.touching_brute_force(&moved));
     }

@@ -111,8 +111,11 @@ pub struct Probe {
     hits: Vec<u32>,
     /// Cells of the nodes the query visited, and whether each is a leaf.
     visited: Vec<(Rect, bool)>,
-    /// The nearest query's answer, and the brute-force distances it is checked against.
+    /// The nearest query's answer from the tree's squares; the particles within reach of it,
+    /// by distance from where they are now; and the brute-force distances they are checked
+    /// against.
     nearest: Vec<(ItemId, f32)>,
+    candidates: Vec<(f32, u32)>,
     distances: Vec<f32>,
     /// While the right button holds the quad: where it was gripped.
     grip: Option<Grip>,
@@ -132,6 +135,7 @@ impl Probe {
             hits: Vec::new(),
             visited: Vec::new(),
             nearest: Vec::new(),
+            candidates: Vec::new(),
             distances: Vec::new(),
             grip: None,
             until: 0.0,
@@ -243,7 +247,7 @@ impl Probe {
     /// A right-click at world `(x, y)`: inside the quad it tests the quad where it is; outside,
     /// it first centres the quad there. Runs the query, shows the report for a few seconds
     /// and returns it.
-    pub fn click(&mut self, sim: &mut Simulation, x: f32, y: f32, clock: Clock) -> &Report {
+    pub fn click(&mut self, sim: &Simulation, x: f32, y: f32, clock: Clock) -> &Report {
         let now = clock();
         if !self.rect.contains_point(x, y) {
             self.place(
@@ -259,7 +263,7 @@ impl Probe {
 
     /// The right button held at world `(x, y)`: the first frame clicks, the next ones drag the
     /// quad by the point where it was gripped. Returns the report when this frame clicked.
-    pub fn hold(&mut self, sim: &mut Simulation, x: f32, y: f32, clock: Clock) -> Option<Report> {
+    pub fn hold(&mut self, sim: &Simulation, x: f32, y: f32, clock: Clock) -> Option<Report> {
         match self.grip {
             None => {
                 let report = *self.click(sim, x, y, clock);
@@ -284,7 +288,7 @@ impl Probe {
 
     /// The right button released. Returns the report when this ends a drag that moved the
     /// quad, so that the console gets where it was dropped as well as where it was clicked.
-    pub fn release(&mut self, sim: &mut Simulation, clock: Clock) -> Option<Report> {
+    pub fn release(&mut self, sim: &Simulation, clock: Clock) -> Option<Report> {
         if !self.grip.take()?.moved {
             return None;
         }
@@ -294,10 +298,12 @@ impl Probe {
 
     /// Runs the query through the tree (collecting the visited nodes and the hits) and the
     /// brute-force scan, refreshing the report.
-    pub fn run(&mut self, sim: &mut Simulation, clock: Clock) {
-        // The tree holds the positions of the last broad phase; bring it to the particles'
-        // current positions so the tree and the brute-force scan see the same state.
-        sim.update_tree();
+    ///
+    /// The tree holds the squares of the last step's tree update, and the particles have moved
+    /// a little since (see [`Simulation::drift`]): rather than update the tree again each
+    /// frame, each query asks the tree about its shape grown by that drift and tests each
+    /// particle found at its current square, so the answer is exactly the brute-force scan's.
+    pub fn run(&mut self, sim: &Simulation, clock: Clock) {
         self.hits.clear();
         self.visited.clear();
         self.report = match self.shape {
@@ -312,14 +318,21 @@ impl Probe {
 
     fn run_rect(&mut self, sim: &Simulation, clock: Clock) -> Report {
         let (hits, visited) = (&mut self.hits, &mut self.visited);
+        let s = sim.config().particle_size;
+        let particles = sim.particles();
+        let rect = self.rect;
         let t = clock();
+        let grown = grow(&rect, sim.drift());
         let (_, counts) = sim
             .tree()
             .for_each_in_rect_counting(
-                &self.rect,
+                &grown,
                 |node| visited.push((node.rect, node.is_leaf)),
                 |item| {
-                    hits.push(*item.value);
+                    let i = *item.value;
+                    if particles[i as usize].rect(s).intersects(&rect) {
+                        hits.push(i);
+                    }
                     ControlFlow::<()>::Continue(())
                 },
             )
@@ -341,11 +354,17 @@ impl Probe {
     fn run_circle(&mut self, sim: &Simulation, clock: Clock) -> Report {
         let (x, y, r) = self.circle();
         let tree = sim.tree();
+        let s = sim.config().particle_size;
+        let particles = sim.particles();
         let hits = &mut self.hits;
         let t = clock();
+        let grown_r = circle_reach(x, y, r, 1.5 * sim.drift());
         let _ = tree
-            .for_each_in_circle(x, y, r, |item| {
-                hits.push(*item.value);
+            .for_each_in_circle(x, y, grown_r, |item| {
+                let i = *item.value;
+                if particles[i as usize].rect(s).intersects_circle(x, y, r) {
+                    hits.push(i);
+                }
                 ControlFlow::<()>::Continue(())
             })
             .expect("the disc is always finite");
@@ -353,7 +372,7 @@ impl Probe {
         // The circle query walks the disc's bounding box and tests each item there against the
         // disc: the same walk, counted, shows the nodes it entered and the particles it tested.
         let visited = &mut self.visited;
-        let bounds = Rect::new(x - r, y - r, x + r, y + r);
+        let bounds = Rect::new(x - grown_r, y - grown_r, x + grown_r, y + grown_r);
         let (_, counts) = tree
             .for_each_in_rect_counting(
                 &bounds,
@@ -361,9 +380,7 @@ impl Probe {
                 |_| ControlFlow::<()>::Continue(()),
             )
             .expect("the disc's box is always a valid rectangle");
-        let s = sim.config().particle_size;
-        let brute_count = sim
-            .particles()
+        let brute_count = particles
             .iter()
             .filter(|p| p.rect(s).intersects_circle(x, y, r))
             .count();
@@ -382,14 +399,41 @@ impl Probe {
     fn run_nearest(&mut self, sim: &Simulation, clock: Clock) -> Report {
         let (x, y, _) = self.circle();
         let tree = sim.tree();
+        let s = sim.config().particle_size;
+        let particles = sim.particles();
         self.nearest.clear();
+        self.candidates.clear();
         let t = clock();
         tree.nearest(x, y, self.k, &mut self.nearest)
             .expect("the point is always finite");
+        // The tree's distances are those of its squares. A square moved by at most `drift`
+        // along each axis changes its distance by at most `drift * sqrt(2)`, so the k nearest
+        // where the particles are now lie within the tree's k-th distance plus twice that:
+        // every square there is measured where it is now, and the k closest kept.
+        let stale_reach = self.nearest.iter().map(|&(_, d)| d).fold(0.0, f32::max);
+        let candidates = &mut self.candidates;
+        let _ = tree
+            .for_each_in_circle(
+                x,
+                y,
+                circle_reach(x, y, stale_reach, 3.0 * sim.drift()),
+                |item| {
+                    let i = *item.value;
+                    candidates.push((particles[i as usize].rect(s).distance(x, y), i));
+                    ControlFlow::<()>::Continue(())
+                },
+            )
+            .expect("the point is always finite");
+        let k = self.k.min(candidates.len());
+        let closer = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        if k > 0 && k < candidates.len() {
+            candidates.select_nth_unstable_by(k - 1, closer);
+        }
+        candidates.truncate(k);
+        candidates.sort_unstable_by(closer);
         let query_ms = (clock() - t) * 1e3;
-        self.hits
-            .extend(self.nearest.iter().filter_map(|(id, _)| tree.get(*id)));
-        let reach = self.nearest.iter().map(|&(_, d)| d).fold(0.0, f32::max);
+        self.hits.extend(candidates.iter().map(|&(_, i)| i));
+        let reach = candidates.last().map_or(0.0, |&(d, _)| d);
         // The nodes whose cells come within the k-th distance: a nearest search cannot stop
         // before it has looked into each of them.
         let visited = &mut self.visited;
@@ -406,26 +450,26 @@ impl Probe {
             |_| ControlFlow::<()>::Continue(()),
         );
         // Brute force: every particle's distance, the k smallest, compared with the tree's.
-        let s = sim.config().particle_size;
         self.distances.clear();
         self.distances
-            .extend(sim.particles().iter().map(|p| p.rect(s).distance(x, y)));
-        let k = self.k.min(self.distances.len());
-        if k > 0 && k < self.distances.len() {
-            self.distances.select_nth_unstable_by(k - 1, f32::total_cmp);
+            .extend(particles.iter().map(|p| p.rect(s).distance(x, y)));
+        let brute_k = self.k.min(self.distances.len());
+        if brute_k > 0 && brute_k < self.distances.len() {
+            self.distances
+                .select_nth_unstable_by(brute_k - 1, f32::total_cmp);
         }
-        self.distances.truncate(k);
+        self.distances.truncate(brute_k);
         self.distances.sort_unstable_by(f32::total_cmp);
-        let agrees = self.nearest.len() == k
+        let agrees = k == brute_k
             && self
-                .nearest
+                .candidates
                 .iter()
                 .zip(&self.distances)
-                .all(|(&(_, d), &b)| d == b);
+                .all(|(&(d, _), &b)| d == b);
         Report {
             shape: Shape::Nearest,
             count: self.hits.len(),
-            brute_count: k,
+            brute_count: brute_k,
             agrees,
             nodes_visited: nodes,
             reach,
@@ -481,6 +525,43 @@ impl Probe {
     }
 }
 
+/// `rect` grown by `d` on every side, rounded outwards: it holds every point within `d` of
+/// `rect` along each axis.
+fn grow(rect: &Rect, d: f64) -> Rect {
+    Rect::new(
+        at_or_below(f64::from(rect.min_x) - d),
+        at_or_below(f64::from(rect.min_y) - d),
+        at_or_above(f64::from(rect.max_x) + d),
+        at_or_above(f64::from(rect.max_y) + d),
+    )
+}
+
+/// A radius that reaches `extra` past `r` around `(x, y)`, with room for the rounding of
+/// coordinates of that size.
+fn circle_reach(x: f32, y: f32, r: f32, extra: f64) -> f32 {
+    let scale = f64::from(x.abs()) + f64::from(y.abs()) + f64::from(r) + extra;
+    at_or_above(f64::from(r) + extra + scale * 1e-6)
+}
+
+/// The largest `f32` at or below `v`.
+fn at_or_below(v: f64) -> f32 {
+    let f = v as f32;
+    if f64::from(f) <= v {
+        f
+    } else if f == 0.0 {
+        -f32::from_bits(1)
+    } else if f > 0.0 {
+        f32::from_bits(f.to_bits() - 1)
+    } else {
+        f32::from_bits(f.to_bits() + 1)
+    }
+}
+
+/// The smallest `f32` at or above `v`.
+fn at_or_above(v: f64) -> f32 {
+    -at_or_below(-v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -501,7 +582,7 @@ mod tests {
 
     #[test]
     fn every_shape_agrees_with_brute_force_anywhere() {
-        let mut sim = sim(4000);
+        let sim = sim(4000);
         let world = sim.config().world;
         let mut probe = Probe::new(Rect::from_min_size(0.0, 0.0, 240.0, 180.0), world);
         for shape in [Shape::Rect, Shape::Circle, Shape::Nearest] {
@@ -510,7 +591,7 @@ mod tests {
                 probe.set_k(k);
                 let x = world.min_x + world.width() * (0.1 + 0.27 * i as f32);
                 let y = world.min_y + world.height() * (0.9 - 0.23 * i as f32);
-                let r = *probe.click(&mut sim, x, y, clock);
+                let r = *probe.click(&sim, x, y, clock);
                 assert!(r.agrees, "{shape:?} at ({x}, {y}): {}", probe.line());
                 assert_eq!(r.count, probe.hits().len());
                 assert_eq!(r.count, r.brute_count, "{}", probe.line());
@@ -527,23 +608,109 @@ mod tests {
 
     #[test]
     fn the_circle_finds_fewer_than_its_box_and_the_nearest_lie_within_reach() {
-        let mut sim = sim(6000);
+        let sim = sim(6000);
         let world = sim.config().world;
         let mut probe = Probe::new(Rect::from_min_size(0.0, 0.0, 400.0, 400.0), world);
         let (cx, cy) = world.center();
-        let in_box = probe.click(&mut sim, cx, cy, clock).count;
+        let in_box = probe.click(&sim, cx, cy, clock).count;
         probe.set_shape(Shape::Circle);
-        let in_circle = probe.click(&mut sim, cx, cy, clock).count;
+        let in_circle = probe.click(&sim, cx, cy, clock).count;
         assert!(in_circle < in_box, "{in_circle} of {in_box}");
         probe.set_shape(Shape::Nearest);
         probe.set_k(20);
-        let r = *probe.click(&mut sim, cx, cy, clock);
+        let r = *probe.click(&sim, cx, cy, clock);
         let s = sim.config().particle_size;
         for &i in probe.hits() {
             let d = sim.particles()[i as usize].rect(s).distance(cx, cy);
             assert!(d <= r.reach, "{d} > {}", r.reach);
         }
         assert!(probe.line().contains("particles found: 20"));
+    }
+
+    #[test]
+    fn the_queries_find_exactly_the_particles_where_they_are_after_a_step() {
+        // After a step the contacts have moved the particles away from the tree's squares:
+        // the queries, which do not update the tree, still find what brute force finds.
+        let mut sim = sim(8000);
+        for _ in 0..40 {
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        assert!(
+            sim.drift() > 0.0,
+            "the step moved nothing after its tree update"
+        );
+        let world = sim.config().world;
+        let s = sim.config().particle_size;
+        let mut probe = Probe::new(Rect::from_min_size(0.0, 0.0, 300.0, 220.0), world);
+        for shape in [Shape::Rect, Shape::Circle, Shape::Nearest] {
+            probe.set_shape(shape);
+            probe.set_k(137);
+            for i in 0..6 {
+                for j in 0..5 {
+                    let x = world.min_x + world.width() * (0.05 + 0.18 * i as f32);
+                    let y = world.min_y + world.height() * (0.1 + 0.2 * j as f32);
+                    let r = *probe.click(&sim, x, y, clock);
+                    assert!(r.agrees, "{}", probe.line());
+                    let mut found = probe.hits().to_vec();
+                    found.sort_unstable();
+                    let (cx, cy, radius) = probe.circle();
+                    let mut expected: Vec<u32> = match shape {
+                        Shape::Rect => (0..sim.len() as u32)
+                            .filter(|&i| {
+                                sim.particles()[i as usize]
+                                    .rect(s)
+                                    .intersects(&probe.rect())
+                            })
+                            .collect(),
+                        Shape::Circle => (0..sim.len() as u32)
+                            .filter(|&i| {
+                                sim.particles()[i as usize]
+                                    .rect(s)
+                                    .intersects_circle(cx, cy, radius)
+                            })
+                            .collect(),
+                        Shape::Nearest => {
+                            // Distinct distances make the k nearest one set.
+                            let mut by_distance: Vec<(f32, u32)> = (0..sim.len() as u32)
+                                .map(|i| (sim.particles()[i as usize].rect(s).distance(cx, cy), i))
+                                .collect();
+                            by_distance
+                                .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                            by_distance.truncate(137);
+                            by_distance.iter().map(|&(_, i)| i).collect()
+                        }
+                    };
+                    expected.sort_unstable();
+                    assert_eq!(found, expected, "{shape:?} at ({x}, {y})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn grown_rectangles_and_reaches_round_outwards() {
+        for v in [
+            0.0,
+            1e-40,
+            -1e-40,
+            0.1,
+            -0.1,
+            3072.0,
+            -2304.5,
+            1e30,
+            f64::from(f32::MAX),
+        ] {
+            assert!(f64::from(at_or_below(v)) <= v, "{v}");
+            assert!(f64::from(at_or_above(v)) >= v, "{v}");
+            assert!(at_or_below(v) <= at_or_above(v));
+        }
+        assert_eq!(at_or_below(0.5), 0.5);
+        let r = Rect::new(0.1, 0.2, 0.3, 0.4);
+        let g = grow(&r, 0.1);
+        assert!(f64::from(g.min_x) <= f64::from(r.min_x) - 0.1);
+        assert!(f64::from(g.max_y) >= f64::from(r.max_y) + 0.1);
+        assert_eq!(grow(&r, 0.0), r);
+        assert!(f64::from(circle_reach(3000.0, 2000.0, 200.0, 0.5)) >= 200.5);
     }
 
     #[test]

@@ -383,9 +383,23 @@ impl Simulation {
         self.drift.store(drift.to_bits(), Ordering::Relaxed);
     }
 
-    /// The most any particle has moved along an axis since the tree last saw it: one scan of
-    /// the particles after each step, on the first call that needs it.
-    fn drift(&self) -> f64 {
+    /// The most any particle has moved along an axis since the tree last saw it, in world
+    /// units: each particle's square is its square in the tree moved by at most this along x
+    /// and along y, so a query of the tree grown by it finds every particle that touches the
+    /// query where it is now (see [`touching`](Self::touching)). One scan of the particles
+    /// after each step, on the first call that needs it; 0 right after a tree update.
+    ///
+    /// ```
+    /// use quadstress::sim::{SimConfig, Simulation};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.spawn_burst(500).unwrap();
+    /// sim.step(1.0 / 60.0).unwrap();
+    /// let d = sim.drift();
+    /// assert!(d >= 0.0 && d.is_finite());
+    /// sim.update_tree();
+    /// assert_eq!(sim.drift(), 0.0);
+    /// ```
+    pub fn drift(&self) -> f64 {
         let known = f64::from_bits(self.drift.load(Ordering::Relaxed));
         if !known.is_nan() {
             return known;
