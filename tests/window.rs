@@ -949,3 +949,53 @@ fn stepping_beside_the_drawing_gives_the_same_particles() {
     assert!(on.0 > 0, "{on:?}");
     assert_eq!(on, off);
 }
+
+/// The text over the world kept in a render target shows the same pixels as the text drawn
+/// onto the window every frame: the help over a pile (the statistics panel hidden, whose
+/// timings differ from run to run).
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_cached_overlay_shows_what_drawing_it_every_frame_shows() {
+    let shots = ["on", "off"].map(|cache| {
+        let shot = temp_png(&format!("overlay_{cache}.png"));
+        let stdout = run(&[
+            "--overlay-cache",
+            cache,
+            "--spawn",
+            "3000",
+            "--frames",
+            "12",
+            "--seed",
+            "5",
+            "--press",
+            "tab@1",
+            "--press",
+            "H@1",
+            "--screenshot",
+            shot.to_str().unwrap(),
+        ]);
+        let expected = if cache == "on" { "cached" } else { "direct" };
+        assert!(
+            stdout.lines().any(|l| l == format!("overlay: {expected}")),
+            "no overlay: {expected} line in\n{stdout}"
+        );
+        Png::read(&shot)
+    });
+    let [cached, direct] = &shots;
+    assert_eq!((cached.width, cached.height), (direct.width, direct.height));
+    let mut differ = 0;
+    for y in 0..cached.height {
+        for x in 0..cached.width {
+            let (a, b) = (cached.at(x, y), direct.at(x, y));
+            differ += usize::from(a.iter().zip(b).any(|(p, q)| p.abs_diff(q) > 2));
+        }
+    }
+    assert_eq!(differ, 0, "pixels where the cached overlay differs");
+    // The help is there: a large dark box with light text in the window's middle.
+    let (cx, cy) = (cached.width / 2, cached.height / 2);
+    let text = (cy - 100..cy + 100)
+        .flat_map(|y| (cx - 200..cx + 200).map(move |x| (x, y)))
+        .filter(|&(x, y)| cached.at(x, y)[..3].iter().all(|&c| c > 120))
+        .count();
+    assert!(text > 1000, "{text} light text pixels in the help");
+}

@@ -65,7 +65,7 @@ pub fn scaled_world(scale: f32) -> Rect {
 }
 
 /// What the particles' colours mean (also the `--colors` flag's values).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, ValueEnum)]
 pub enum ColorMode {
     /// The depth of the node holding the particle: the tree shows inside a dense pile.
     #[default]
@@ -97,7 +97,7 @@ impl ColorMode {
 }
 
 /// What is drawn, and which overlays are open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Display {
     /// What the particles' colours mean.
     pub colors: ColorMode,

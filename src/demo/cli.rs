@@ -129,6 +129,12 @@ pub struct Args {
     /// (the same particles either way: the steps never read the clock).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub overlap: Switch,
+
+    /// Windowed: keep the text over the world (statistics, report, help) in a render target,
+    /// redrawn when it changes and four times a second for the timings (off: drawn every
+    /// frame, the same pixels).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub overlay_cache: Switch,
 }
 
 /// Renderers on the command line.

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::ops::ControlFlow;
 
+use macroquad::camera::set_default_camera;
 use macroquad::color::Color;
 use macroquad::shapes::{draw_circle_lines, draw_line, draw_rectangle, draw_rectangle_lines};
 use macroquad::text::{draw_text, measure_text};
@@ -16,6 +17,7 @@ use quadstress::TreeStats;
 use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES};
 use super::canvas::Canvas;
 use super::instanced::Instanced;
+use super::overlay::{Overlay, PanelCache};
 use super::panel;
 use super::probe::{Outline, Shape};
 use super::scene::Scene;
@@ -99,10 +101,15 @@ pub struct Scratch {
     touching: Vec<bool>,
     /// The help overlay's lines, built once.
     help: Vec<(&'static str, String)>,
+    /// The text over the world, kept in a render target.
+    pub overlay: Overlay,
+    /// The controls panel, kept in a render target.
+    pub panel: PanelCache,
 }
 
 impl Scratch {
-    pub fn new(route: Route) -> Self {
+    /// Buffers for `route`, the overlay kept in a render target when `cached_overlay`.
+    pub fn new(route: Route, cached_overlay: bool) -> Self {
         Scratch {
             route,
             bands: super::platform::threads(),
@@ -111,6 +118,8 @@ impl Scratch {
             depth: Vec::new(),
             touching: Vec::new(),
             help: super::controls::help_lines().collect(),
+            overlay: Overlay::new(cached_overlay),
+            panel: PanelCache::new(cached_overlay),
         }
     }
 }
@@ -131,6 +140,8 @@ pub fn speed_color(vx: f32, vy: f32) -> [u8; 4] {
 
 /// Draws one frame.
 pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
+    // The last frame may have ended with the controls panel's camera.
+    set_default_camera();
     // Under a software OpenGL every full-window pass costs milliseconds: the floor and the
     // quad's fill go into the canvas, which is drawn once over the whole window, so only the
     // instanced route clears the window first.
@@ -202,29 +213,75 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     // The probe's edge above the particles, so it stays visible in a crowd.
     draw_probe(app.probe.outline(), view, (qx, qy, qw, qh));
 
-    let text = &mut scratch.text;
-    if sim.is_empty() {
-        // Below the quad and the controls panel, so it covers neither.
-        let mut below = qy + qh;
-        if app.display.panel_shown() {
-            below = below.max(panel::position(screen_width()).y + panel::HEIGHT);
+    let (sw, sh) = (screen_width(), screen_height());
+    let key = overlay_key(app, &stats, (qy + qh).to_bits());
+    let overlay = &mut scratch.overlay;
+    if overlay.due(key, app.now(), sw as u32, sh as u32) {
+        overlay.begin(key, app.now(), sw as u32, sh as u32);
+        let text = &mut scratch.text;
+        if sim.is_empty() {
+            // Below the quad and the controls panel, so it covers neither.
+            let mut below = qy + qh;
+            if app.display.panel_shown() {
+                below = below.max(panel::position(sw).y + panel::HEIGHT);
+            }
+            draw_hint(below, overlay);
         }
-        draw_hint(below);
+        if app.display.hud {
+            draw_hud(app, &stats, text, overlay);
+        }
+        if report {
+            draw_report(app, text, overlay);
+        }
+        if let Some(message) = app.message() {
+            let y = sh - 16.0;
+            draw_rectangle(0.0, y - 18.0, sw, 26.0, PANEL);
+            overlay.add_box(0.0, y - 18.0, sw, 26.0);
+            draw_text(message, 10.0, y, 20.0, TEXT);
+        }
+        if app.display.help {
+            draw_help(&scratch.help, overlay);
+        }
+        overlay.end();
     }
-    if app.display.hud {
-        draw_hud(app, &stats, text);
-    }
-    if report {
-        draw_report(app, text);
-    }
-    if let Some(message) = app.message() {
-        let y = screen_height() - 16.0;
-        draw_rectangle(0.0, y - 18.0, screen_width(), 26.0, PANEL);
-        draw_text(message, 10.0, y, 20.0, TEXT);
-    }
-    if app.display.help {
-        draw_help(&scratch.help);
-    }
+    overlay.show();
+    scratch.panel.show();
+}
+
+/// What the overlay shows apart from its timings and counts (which it refreshes a few times a
+/// second): when this changes, it is redrawn at once. `quad_bottom` places the hint.
+fn overlay_key(app: &App, stats: &TreeStats, quad_bottom: u32) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let sim = &app.sim;
+    let c = sim.config();
+    (
+        app.display,
+        sim.is_empty(),
+        sim.len(),
+        c.max_particles,
+        c.tree.leaf_capacity,
+        c.tree.max_depth,
+        c.tree.placement == quadstress::Placement::Loose,
+        sim.broadphase() as u8,
+        c.gravity_on,
+        app.paused(),
+        app.cursor_rate().to_bits(),
+    )
+        .hash(&mut h);
+    (
+        stats.deepest_level,
+        app.report_shown(),
+        app.probe.shape() as u8,
+        app.probe.k(),
+        app.probe.rect().min_x.to_bits(),
+        app.probe.rect().min_y.to_bits(),
+        app.message(),
+        quad_bottom,
+        app.renderer.as_str(),
+    )
+        .hash(&mut h);
+    h.finish()
 }
 
 /// Text size and line step for the window: smaller in a small window.
@@ -264,6 +321,7 @@ fn panel(
     right: bool,
     (min_w, extra_h): (f32, f32),
     edge: Option<Color>,
+    overlay: &mut Overlay,
 ) -> (f32, f32) {
     let (size, step) = text_size();
     let w = text
@@ -274,6 +332,7 @@ fn panel(
     let h = text.lines().count() as f32 * step + 10.0 + extra_h;
     let x = if right { x - w } else { x };
     draw_rectangle(x, y, w, h, PANEL);
+    overlay.add_box(x, y, w, h);
     if let Some(c) = edge {
         draw_rectangle_lines(x, y, w, h, 2.0, c);
     }
@@ -284,7 +343,7 @@ fn panel(
 }
 
 /// The first screen's hint, its box's top edge at or below `top`.
-fn draw_hint(top: f32) {
+fn draw_hint(top: f32, overlay: &mut Overlay) {
     let lines = [
         "hold 1 or 2: particles rain in      hold the left mouse: pour them at the cursor",
         "right-click: test the blue quad through the tree      wheel: zoom      H: help",
@@ -297,12 +356,13 @@ fn draw_hint(top: f32) {
     let x = ((screen_width() - w) / 2.0).max(4.0);
     let y = (top + 12.0 + step + 4.0).min(screen_height() - step * 2.0);
     draw_rectangle(x - 12.0, y - step - 4.0, w + 24.0, step * 2.0 + 18.0, PANEL);
+    overlay.add_box(x - 12.0, y - step - 4.0, w + 24.0, step * 2.0 + 18.0);
     for (i, line) in lines.iter().enumerate() {
         draw_text(line, x, y + i as f32 * step + 4.0, size, TEXT);
     }
 }
 
-fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
+fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overlay) {
     let sim = &app.sim;
     let counts = sim.counts();
     let n = sim.len() as f64;
@@ -353,7 +413,14 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         let end = hud.match_indices('\n').nth(1).map_or(hud.len(), |(i, _)| i);
         hud.truncate(end);
         let (_, step) = text_size();
-        let (_, h) = panel(hud, (4.0, 4.0), false, (legend_w, step + 4.0), None);
+        let (_, h) = panel(
+            hud,
+            (4.0, 4.0),
+            false,
+            (legend_w, step + 4.0),
+            None,
+            overlay,
+        );
         draw_legend(app, stats, hud, (12.0, 4.0 + h - 6.0), true);
         return;
     }
@@ -365,6 +432,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String) {
         false,
         (legend_w, graph_h + 8.0 + step),
         None,
+        overlay,
     );
     draw_frame_graph(app, 12.0, 4.0 + h - graph_h - 8.0 - step, w - 16.0, graph_h);
     draw_legend(app, stats, hud, (12.0, 4.0 + h - 8.0), true);
@@ -504,7 +572,7 @@ fn brute_force_line(app: &App, out: &mut String) {
     }
 }
 
-fn draw_report(app: &App, text: &mut String) {
+fn draw_report(app: &App, text: &mut String, overlay: &mut Overlay) {
     let r = app.probe.report();
     text.clear();
     let verdict = if r.agrees { "agrees" } else { "DISAGREES" };
@@ -531,6 +599,7 @@ fn draw_report(app: &App, text: &mut String) {
             true,
             (0.0, 0.0),
             Some(QUAD_EDGE),
+            overlay,
         );
         return;
     }
@@ -563,10 +632,11 @@ fn draw_report(app: &App, text: &mut String) {
         true,
         (0.0, 0.0),
         Some(QUAD_EDGE),
+        overlay,
     );
 }
 
-fn draw_help(lines: &[(&str, String)]) {
+fn draw_help(lines: &[(&str, String)], overlay: &mut Overlay) {
     // Every row fits the window's height, in smaller text if need be.
     let (size, step) = text_size();
     let step = step
@@ -586,6 +656,7 @@ fn draw_help(lines: &[(&str, String)]) {
     let x = ((screen_width() - w) / 2.0).max(0.0);
     let y = ((screen_height() - h) / 2.0).max(0.0);
     draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.94));
+    overlay.add_box(x, y, w, h);
     draw_rectangle_lines(x, y, w, h, 2.0, QUAD_EDGE);
     draw_text("controls", x + 12.0, y + 26.0, size + 6.0, TEXT);
     for (i, (label, help)) in lines.iter().enumerate() {

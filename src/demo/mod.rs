@@ -7,6 +7,7 @@ pub mod controls;
 pub mod draw;
 pub mod headless;
 pub mod instanced;
+pub mod overlay;
 pub mod panel;
 pub mod platform;
 pub mod probe;
@@ -16,6 +17,7 @@ pub mod stepper;
 pub mod view;
 
 use macroquad::texture::get_screen_data;
+use macroquad::ui::root_ui;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
 use quadstress::sim::{Percentiles, SimConfig, SimError, Simulation};
 
@@ -130,7 +132,15 @@ struct RunTimes {
 
 async fn run(mut app: App, mut args: Args) {
     let (route, renderer, gl_name) = start_route(&args);
-    let mut scratch = draw::Scratch::new(route);
+    let mut scratch = draw::Scratch::new(route, args.overlay_cache == Switch::On);
+    println!(
+        "overlay: {}",
+        if scratch.overlay.cached() {
+            "cached"
+        } else {
+            "direct"
+        }
+    );
     // "llvmpipe (LLVM 15.0.6, 256 bits)": the name before the details fits the HUD.
     let short = gl_name.split(" (").next().unwrap_or_default();
     app.renderer = format!("{} on {short}", renderer.name());
@@ -175,11 +185,14 @@ async fn run(mut app: App, mut args: Args) {
         let last = args.frames.is_some_and(|n| frame >= n);
 
         let pointer = controls::read_pointer();
-        // The panel's clicks and wheel turns are its own, not the world's.
+        // The panel's clicks, wheel turns and keys are its own, not the world's: the keyboard
+        // goes where the pointer is, so no keystroke reaches both a text box and the table.
         let over_panel = panel::is_over(&app, pointer.x, pointer.y);
+        if !over_panel {
+            panel::release_keyboard();
+        }
         for b in BINDINGS {
-            let pointing = matches!(b.input, controls::Input::Mouse(_) | controls::Input::Wheel);
-            if controls::is_active(b) && !(pointing && over_panel) {
+            if controls::is_active(b) && !panel::takes(b, over_panel) {
                 app.act(b, dt, &view, pointer);
             } else {
                 app.release(b);
@@ -274,6 +287,11 @@ async fn run(mut app: App, mut args: Args) {
         }
         // The frame's steps: in line, or on the step thread while the frame is shown.
         stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
+        scratch.panel.before_present(
+            &mut root_ui(),
+            screen_width() as u32,
+            screen_height() as u32,
+        );
         let present_start = platform::now_seconds();
         next_frame().await;
         present = platform::now_seconds() - present_start;

@@ -7,13 +7,14 @@
 //! control's widget as if typed or clicked there, and on through the same path.
 
 use macroquad::hash;
+use macroquad::input::{is_mouse_button_down, MouseButton};
 use macroquad::math::{vec2, Vec2};
 use macroquad::ui::{root_ui, widgets, Ui};
 use quadstress::sim::Broadphase;
 use quadstress::{Placement, MAX_DEPTH};
 
 use super::app::{App, ColorMode, WORLD};
-use super::controls::{label_of, Action, Action as A};
+use super::controls::{label_of, Action, Action as A, Binding};
 use super::probe::{Shape, MAX_NEAREST};
 
 /// The panel's width in pixels.
@@ -336,6 +337,20 @@ pub fn is_over(app: &App, x: f32, y: f32) -> bool {
     app.display.panel_shown() && root_ui().is_mouse_over(vec2(x, y))
 }
 
+/// Whether the panel, not the controls table, gets input `b` while the pointer is over the
+/// panel (`over`): every input but Esc, which still closes what is open.
+pub fn takes(b: &Binding, over: bool) -> bool {
+    over && b.action != Action::Close
+}
+
+/// Takes the keyboard from the panel's text boxes (the pointer left the panel), unless a
+/// slider is being dragged.
+pub fn release_keyboard() {
+    if !is_mouse_button_down(MouseButton::Left) {
+        root_ui().clear_input_focus();
+    }
+}
+
 /// Buffers kept from frame to frame.
 #[derive(Default)]
 pub struct PanelText {
@@ -457,6 +472,15 @@ mod tests {
         assert_eq!(app.sim.len(), SPAWN_BATCH);
         set(&mut app, "clear");
         assert!(app.sim.is_empty());
+    }
+
+    #[test]
+    fn over_the_panel_only_esc_reaches_the_controls_table() {
+        use crate::demo::controls::BINDINGS;
+        for b in BINDINGS {
+            assert!(!takes(b, false), "{:?}", b.action);
+            assert_eq!(takes(b, true), b.action != Action::Close, "{:?}", b.action);
+        }
     }
 
     #[test]
