@@ -800,6 +800,9 @@ fn loose_placement_draws_the_loose_bounds() {
         "off",
         "--placement",
         "loose",
+        // The controls panel (in the screenshot) would cover the line.
+        "--press",
+        "P@1",
         "--screenshot",
         shot.to_str().unwrap(),
     ]);
@@ -998,4 +1001,30 @@ fn the_cached_overlay_shows_what_drawing_it_every_frame_shows() {
         .filter(|&(x, y)| cached.at(x, y)[..3].iter().all(|&c| c > 120))
         .count();
     assert!(text > 1000, "{text} light text pixels in the help");
+}
+
+/// The screenshot shows the controls panel (macroquad's `ui`, drawn after the frame): its
+/// light window right of the world, gone with `P`.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_screenshot_shows_the_controls_panel() {
+    let light = |hide: bool| {
+        let shot = temp_png(&format!("panel_{hide}.png"));
+        let mut args = vec!["--spawn", "2000", "--frames", "6", "--screenshot"];
+        args.push(shot.to_str().unwrap());
+        if hide {
+            args.extend(["--press", "P@1"]);
+        }
+        run(&args);
+        let img = Png::read(&shot);
+        // The panel: 300 x 382 pixels, 4 from the right edge, from y = 140.
+        let x0 = img.width - 304;
+        (150..500)
+            .flat_map(|y| (x0 + 10..x0 + 290).map(move |x| (x, y)))
+            .filter(|&(x, y)| img.at(x, y)[..3].iter().all(|&c| c > 200))
+            .count()
+    };
+    let (shown, hidden) = (light(false), light(true));
+    assert!(shown > 280 * 350 / 2, "{shown} light pixels with the panel");
+    assert!(hidden < 280 * 350 / 20, "{hidden} light pixels without it");
 }

@@ -4,7 +4,7 @@
 //! to the GPU), and both take their pixel spans from the functions here, so they cover the
 //! same pixels. The lists are reused from frame to frame.
 
-use quadstress::{Placement, Rect};
+use quadstress::{Placement, Rect, MAX_DEPTH};
 
 use super::app::{App, ColorMode};
 use super::draw::{
@@ -18,7 +18,7 @@ use super::view::View;
 pub type Square = (i32, i32, [u8; 4]);
 
 /// What a frame draws below the text, in window pixels.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub struct Scene {
     /// The window outside the world.
     pub background: [u8; 4],
@@ -38,6 +38,8 @@ pub struct Scene {
     /// One-pixel outlines: the pixel columns and rows `[x0, y0, x1, y1]` (edges included)
     /// and colour; later ones over earlier ones.
     pub outlines: Vec<([f32; 4], [u8; 4])>,
+    /// The nodes' outline boxes and depths in node order, before they are sorted by depth.
+    pub(super) by_depth: Vec<(u8, [f32; 4])>,
 }
 
 /// The pixels `[x0, y0, x1, y1)` a fill of `[x, y, w, h]` covers in a `cw` x `ch` window:
@@ -112,6 +114,21 @@ fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth
 
 fn xywh((x, y, w, h): (f32, f32, f32, f32)) -> [f32; 4] {
     [x, y, w, h]
+}
+
+/// Scenes are equal when they draw the same: the working list is left out.
+impl PartialEq for Scene {
+    fn eq(&self, other: &Scene) -> bool {
+        self.background == other.background
+            && self.floor == other.floor
+            && self.quad_tint == other.quad_tint
+            && self.side == other.side
+            && self.particles == other.particles
+            && self.tint == other.tint
+            && self.tints == other.tints
+            && self.highlights == other.highlights
+            && self.outlines == other.outlines
+    }
 }
 
 impl Scene {
@@ -198,15 +215,36 @@ impl Scene {
         let tree = sim.tree();
         let config = sim.config().tree;
         if app.display.outlines {
-            let deepest = tree.stats().deepest_level;
             // Deepest first, so the shallow split lines stay visible on top of the deep ones
-            // that share them.
-            for depth in (0..=deepest).rev() {
-                let color = OUTLINE_COLORS[(depth as usize).min(OUTLINE_COLORS.len() - 1)];
-                for node in tree.nodes().filter(|n| n.depth == depth) {
-                    let b = node_box(view, &node.rect, depth, config.placement, config.max_depth);
-                    self.outlines.push((b, color));
-                }
+            // that share them; in node order within a depth. One walk over the nodes, then a
+            // counting sort by depth.
+            let mut per_depth = [0usize; MAX_DEPTH as usize + 2];
+            self.by_depth.clear();
+            for node in tree.nodes() {
+                let b = node_box(
+                    view,
+                    &node.rect,
+                    node.depth,
+                    config.placement,
+                    config.max_depth,
+                );
+                self.by_depth.push((node.depth, b));
+                per_depth[usize::from(node.depth)] += 1;
+            }
+            // Where each depth's outlines start: the deepest at 0.
+            let mut start = 0;
+            for count in per_depth.iter_mut().rev() {
+                let n = *count;
+                *count = start;
+                start += n;
+            }
+            let none = ([0.0; 4], [0; 4]);
+            self.outlines.resize(self.by_depth.len(), none);
+            for &(depth, b) in &self.by_depth {
+                let color = OUTLINE_COLORS[usize::from(depth).min(OUTLINE_COLORS.len() - 1)];
+                let at = &mut per_depth[usize::from(depth)];
+                self.outlines[*at] = (b, color);
+                *at += 1;
             }
         }
         if report {
@@ -215,5 +253,40 @@ impl Scene {
                 self.outlines.push((b, VISITED_EDGE));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::app::tests_support::test_app;
+    use crate::demo::view::Camera;
+
+    #[test]
+    fn outlines_go_deepest_first_in_node_order_within_a_depth() {
+        let mut app = test_app();
+        app.sim.spawn_burst(6000).unwrap();
+        for _ in 0..3 {
+            app.update();
+        }
+        let view = View::new(app.sim.config().world, 1024.0, 768.0, Camera::default());
+        let mut scene = Scene::default();
+        scene.build(&app, &view, &[], &[]);
+        let tree = app.sim.tree();
+        let config = app.sim.config().tree;
+        let mut expected = Vec::new();
+        for depth in (0..=tree.stats().deepest_level).rev() {
+            let color = OUTLINE_COLORS[usize::from(depth).min(OUTLINE_COLORS.len() - 1)];
+            for node in tree.nodes().filter(|n| n.depth == depth) {
+                let b = node_box(&view, &node.rect, depth, config.placement, config.max_depth);
+                expected.push((b, color));
+            }
+        }
+        assert!(tree.stats().deepest_level >= 3);
+        assert_eq!(scene.outlines, expected);
+        // A second build over the same state is the same scene.
+        let mut again = Scene::default();
+        again.build(&app, &view, &[], &[]);
+        assert!(again == scene);
     }
 }
