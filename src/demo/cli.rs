@@ -130,9 +130,9 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub overlap: Switch,
 
-    /// Windowed: keep the text over the world (statistics, report, help) in a render target,
-    /// redrawn when it changes and four times a second for the timings (off: drawn every
-    /// frame, the same pixels).
+    /// Windowed: keep the text over the world (statistics, report, help) and the controls
+    /// panel in render targets, redrawn when they change and every 15 frames for the timings
+    /// (off: drawn every frame, the same pixels).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub overlay_cache: Switch,
 }

@@ -216,8 +216,8 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     let (sw, sh) = (screen_width(), screen_height());
     let key = overlay_key(app, &stats, (qy + qh).to_bits());
     let overlay = &mut scratch.overlay;
-    if overlay.due(key, app.now(), sw as u32, sh as u32) {
-        overlay.begin(key, app.now(), sw as u32, sh as u32);
+    if overlay.due(key, sw as u32, sh as u32) {
+        overlay.begin(key, sw as u32, sh as u32);
         let text = &mut scratch.text;
         if sim.is_empty() {
             // Below the quad and the controls panel, so it covers neither.
@@ -248,8 +248,8 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     scratch.panel.show();
 }
 
-/// What the overlay shows apart from its timings and counts (which it refreshes a few times a
-/// second): when this changes, it is redrawn at once. `quad_bottom` places the hint.
+/// What the overlay shows apart from its timings and counts (which it refreshes every few
+/// frames): when this changes, it is redrawn at once. `quad_bottom` places the hint.
 fn overlay_key(app: &App, stats: &TreeStats, quad_bottom: u32) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -1,7 +1,8 @@
 //! The text over the world (statistics panel, query report, message, hint, help), kept in a
 //! render target: under a software OpenGL, shading every glyph every frame costs more than the
-//! particles do. The target is redrawn when what it shows changes, and a few times a second
-//! for the timing lines; each frame shows only its panels' boxes, one textured quad each.
+//! particles do. The target is redrawn when what it shows changes, and every
+//! [`REFRESH_FRAMES`] frames for the timing lines; each frame shows only its panels' boxes, one
+//! textured quad each.
 //!
 //! The target holds premultiplied colours: drawn into it with the colour blended as usual and
 //! its alpha as `src + dst * (1 - src)`, a panel's translucent fill and the text over it
@@ -21,9 +22,10 @@ use macroquad::texture::{
 use macroquad::ui::{DrawList, Ui};
 use macroquad::window::clear_background;
 
-/// Seconds between two redraws while nothing but the timings changes: the HUD's numbers and
-/// frame graph move four times a second.
-pub const REFRESH_SECONDS: f64 = 0.25;
+/// Frames between two redraws while nothing but the timings changes: at 60 FPS the HUD's
+/// numbers and frame graph move four times a second. Counted in frames rather than seconds so
+/// that a frame costs the same however slowly it runs (under an instruction counter too).
+pub const REFRESH_FRAMES: u32 = 15;
 
 const VERTEX: &str = "#version 100
 attribute vec3 position;
@@ -102,9 +104,9 @@ pub struct Overlay {
     onto_window: Option<Material>,
     /// The screen boxes the panels were drawn in, whole pixels.
     boxes: Vec<Rect>,
-    /// What the target shows, apart from the timings; and when it was drawn.
+    /// What the target shows, apart from the timings; and the frames since it was drawn.
     key: u64,
-    drawn_at: f64,
+    frames: u32,
     /// Whether drawing goes to the target (false: straight onto the window, the reference
     /// the cache is tested against, and the fallback when a material fails to load).
     cached: bool,
@@ -129,7 +131,7 @@ impl Overlay {
             onto_window,
             boxes: Vec::new(),
             key: 0,
-            drawn_at: f64::NEG_INFINITY,
+            frames: REFRESH_FRAMES,
             cached,
         }
     }
@@ -139,18 +141,20 @@ impl Overlay {
         self.cached
     }
 
-    /// Whether the panels must be drawn this frame: the window's size or `key` (what they show,
-    /// timings aside) changed, or [`REFRESH_SECONDS`] passed. Straight onto the window, always.
-    pub fn due(&self, key: u64, now: f64, width: u32, height: u32) -> bool {
+    /// Whether the panels must be drawn this frame (called once a frame): the window's size or
+    /// `key` (what they show, timings aside) changed, or [`REFRESH_FRAMES`] passed. Straight
+    /// onto the window, always.
+    pub fn due(&mut self, key: u64, width: u32, height: u32) -> bool {
+        self.frames = self.frames.saturating_add(1);
         !self.cached
             || self.key != key
-            || !(0.0..REFRESH_SECONDS).contains(&(now - self.drawn_at))
+            || self.frames >= REFRESH_FRAMES
             || !matches!(self.target, Some((_, w, h)) if w == width && h == height)
     }
 
     /// Starts drawing the panels: into the cleared target (sized to the window), or onto the
     /// window. Each panel then reports its box with [`add_box`](Self::add_box).
-    pub fn begin(&mut self, key: u64, now: f64, width: u32, height: u32) {
+    pub fn begin(&mut self, key: u64, width: u32, height: u32) {
         self.boxes.clear();
         if !self.cached {
             return;
@@ -177,7 +181,7 @@ impl Overlay {
             gl_use_material(m);
         }
         self.key = key;
-        self.drawn_at = now;
+        self.frames = 0;
     }
 
     /// A panel drawn at `(x, y, w, h)`.
