@@ -107,6 +107,8 @@ pub struct Overlay {
     /// What the target shows, apart from the timings; and the frames since it was drawn.
     key: u64,
     frames: u32,
+    /// Whether the next frame draws the panels again.
+    again: bool,
     /// Whether drawing goes to the target (false: straight onto the window, the reference
     /// the cache is tested against, and the fallback when a material fails to load).
     cached: bool,
@@ -132,6 +134,7 @@ impl Overlay {
             boxes: Vec::new(),
             key: 0,
             frames: REFRESH_FRAMES,
+            again: false,
             cached,
         }
     }
@@ -146,10 +149,14 @@ impl Overlay {
     /// onto the window, always.
     pub fn due(&mut self, key: u64, width: u32, height: u32) -> bool {
         self.frames = self.frames.saturating_add(1);
-        !self.cached
+        let changed = !self.cached
             || self.key != key
             || self.frames >= REFRESH_FRAMES
-            || !matches!(self.target, Some((_, w, h)) if w == width && h == height)
+            || !matches!(self.target, Some((_, w, h)) if w == width && h == height);
+        // Text with glyphs new to the font's atlas can come out blank in the frame that adds
+        // them (the atlas grows into a new texture): each redraw is done again once.
+        let again = std::mem::replace(&mut self.again, changed);
+        changed || again
     }
 
     /// Starts drawing the panels: into the cleared target (sized to the window), or onto the
