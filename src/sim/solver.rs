@@ -23,7 +23,7 @@ use super::{Particle, SimError, Simulation};
 /// Particles per task of the per-particle loops: a fixed partition, whatever the thread count.
 pub(super) const CHUNK: usize = 4096;
 /// Contacts per task when contacts are sorted into stripes.
-const CONTACT_CHUNK: usize = 16_384;
+const CONTACT_CHUNK: usize = 4096;
 /// The narrowest stripe, in particle sides.
 const MIN_STRIPE_SIDES: f32 = 16.0;
 /// The most stripes a world is cut into.
