@@ -45,7 +45,8 @@
 //! ## Unsafe code
 //! Denied everywhere but in two places, each allowing it for its module alone:
 //! - `quadtree/simd.rs`: a four-lane `f32` type with the few operations the block scans need
-//!   (load, splat, compares, and/or, min/max, bit mask), written with the target's vector
+//!   (load, splat, compares, and/or, min/max, bit mask) and the four edges' cell mapping
+//!   (subtract, scale, clamp, truncate), written with the target's vector
 //!   intrinsics (SSE on x86_64, NEON on aarch64, `simd128` on wasm32 when enabled), plus an
 //!   eight-lane AVX block test on x86_64 used only after a run-time check that the CPU has
 //!   AVX. Other targets, and any build with `RUSTFLAGS="--cfg quadstress_portable"`, use a

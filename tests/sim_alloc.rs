@@ -24,8 +24,8 @@ fn steady_state_steps_allocate_nothing() {
             ..SimConfig::default()
         })
         .unwrap();
-        // One thread: one job a step (the tree's batch update) passes rayon's job queue,
-        // which takes a new block of 63 slots every 63 jobs; nothing else allocates.
+        // One thread: every phase runs on the caller's thread, the tree's batch update in its
+        // serial form, so no job passes rayon's queue (which takes a new block every 63).
         sim.set_threads(1).unwrap();
         sim.spawn_burst(1500).unwrap();
         // Warm-up: buffers and the node arena grow to their high-water size (brute force is
@@ -46,9 +46,11 @@ fn steady_state_steps_allocate_nothing() {
         }
         let allocated = alloc::allocations() - before;
         assert!(contacts > 0);
-        let queue_blocks = 200 / 63 + 1;
+        // Brute force's shorter warm-up may leave its contact list a doubling or two short
+        // of the most contacts the gas ever makes; the tree modes allocate nothing at all.
+        let growth = if mode == Broadphase::BruteForce { 2 } else { 0 };
         assert!(
-            allocated <= queue_blocks,
+            allocated <= growth,
             "{mode:?}: {allocated} allocations in 200 steady-state steps"
         );
     }

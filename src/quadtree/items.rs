@@ -175,12 +175,15 @@ impl<T> Deref for ItemList<T> {
     }
 }
 
+/// Grows `b` to contain `r`. No stored rectangle holds a NaN, so compare-and-select (the
+/// processors' own min and max) does what `f32::min` and `f32::max` would, in fewer
+/// instructions.
 #[inline(always)]
 fn grow(b: &mut Rect, r: &Rect) {
-    b.min_x = b.min_x.min(r.min_x);
-    b.min_y = b.min_y.min(r.min_y);
-    b.max_x = b.max_x.max(r.max_x);
-    b.max_y = b.max_y.max(r.max_y);
+    b.min_x = if r.min_x < b.min_x { r.min_x } else { b.min_x };
+    b.min_y = if r.min_y < b.min_y { r.min_y } else { b.min_y };
+    b.max_x = if r.max_x > b.max_x { r.max_x } else { b.max_x };
+    b.max_y = if r.max_y > b.max_y { r.max_y } else { b.max_y };
 }
 
 impl<T> ItemList<T> {
@@ -284,6 +287,34 @@ impl<T> ItemList<T> {
         let (a, b) = (self.rect(i), self.rect(j));
         self.lanes[i / W].set(i % W, &b);
         self.lanes[j / W].set(j % W, &a);
+    }
+
+    /// Whether the entry at `pos` may take the rectangle `r` in place, without changing its
+    /// group (always in a leaf's list).
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
+    #[inline(always)]
+    pub(super) fn keeps_group(&self, pos: usize, r: &Rect) -> bool {
+        !self.banded || (pos < self.split) == self.crosses(r)
+    }
+
+    /// Rewrites in place the rectangle of every entry that `new_rect` (given the entry's slot
+    /// index) gives one for, then recomputes the bands if it rewrote any. No entry moves:
+    /// each new rectangle must keep its entry's group (see [`keeps_group`](Self::keeps_group)).
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
+    #[inline]
+    pub(super) fn rewrite_each(&mut self, mut new_rect: impl FnMut(u32) -> Option<Rect>) {
+        let mut rewritten = false;
+        for (lanes, entries) in self.lanes.iter_mut().zip(self.entries.chunks(W)) {
+            for (k, e) in entries.iter().enumerate() {
+                if let Some(r) = new_rect(e.id.index) {
+                    lanes.set(k, &r);
+                    rewritten = true;
+                }
+            }
+        }
+        if rewritten && self.banded {
+            self.refresh_bands();
+        }
     }
 
     /// Recomputes both bands from the items: after many leave at once.

@@ -21,7 +21,8 @@
 //! - `query_mut`: payloads mutable, all of them or those in a rectangle;
 //! - `pairs`: all intersecting pairs;
 //! - `par_pairs` (feature `rayon`): the pair search over fixed chunks of nodes on every core;
-//! - `update_many` (feature `rayon`): many moves at once, planned on every core;
+//! - `update_many` (feature `rayon`): many moves at once, planned and rewritten in place on
+//!   every core;
 //! - `bulk`: rebuilding from many items at once;
 //! - `inspect`: node walk for drawing, item iteration, statistics;
 //! - `validate`: the check of every invariant;

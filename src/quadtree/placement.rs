@@ -9,7 +9,7 @@
 //! item's level follows from its size and its cell from its centre. A dense table per level
 //! then names the node of that cell, if it exists (`node_for`).
 
-use super::{Node, Placement, Quadtree, Rect, NULL};
+use super::{simd, Node, Placement, Quadtree, Rect, NULL};
 
 /// The node a rectangle belongs to, before looking at which nodes exist: the smallest cell of
 /// the full quadtree (down to `max_depth`) that contains it.
@@ -30,28 +30,21 @@ pub(super) struct CellRange {
 }
 
 impl<T> Quadtree<T> {
-    /// Deepest-level cell coordinate of `x`. The mapping is monotone (subtract, multiply by a
-    /// positive constant, truncate, clamp), which is what makes integer pruning exact:
-    /// `a <= b` implies `cell(a) <= cell(b)`, so rectangles that overlap in `f32` also overlap
-    /// as cell ranges. The `as u32` cast saturates, so points left of the world map to 0.
-    #[inline]
-    pub(super) fn cell_x(&self, x: f32) -> u32 {
-        (((x - self.world.min_x) * self.scale_x) as u32).min(self.max_cell)
-    }
-
-    #[inline]
-    pub(super) fn cell_y(&self, y: f32) -> u32 {
-        (((y - self.world.min_y) * self.scale_y) as u32).min(self.max_cell)
-    }
-
+    /// Deepest-level cell coordinates of the rectangle's edges. The mapping is monotone
+    /// (subtract, multiply by a positive constant, truncate, clamp to `0..=max_cell`), which
+    /// is what makes integer pruning exact: `a <= b` implies `cell(a) <= cell(b)`, so
+    /// rectangles that overlap in `f32` also overlap as cell ranges. Points left of or above
+    /// the world map to 0.
     #[inline]
     pub(super) fn cell_range(&self, r: &Rect) -> CellRange {
-        CellRange {
-            x0: self.cell_x(r.min_x),
-            y0: self.cell_y(r.min_y),
-            x1: self.cell_x(r.max_x),
-            y1: self.cell_y(r.max_y),
-        }
+        let w = &self.world;
+        let [x0, y0, x1, y1] = simd::cells4(
+            [r.min_x, r.min_y, r.max_x, r.max_y],
+            [w.min_x, w.min_y, w.min_x, w.min_y],
+            [self.scale_x, self.scale_y, self.scale_x, self.scale_y],
+            self.max_cell as f32,
+        );
+        CellRange { x0, y0, x1, y1 }
     }
 
     /// The level and cell a rectangle belongs to in the full tree, by the XOR / highest-bit
@@ -144,6 +137,28 @@ impl<T> Quadtree<T> {
             && (node.is_leaf() || p.level == node.level)
     }
 
+    /// `fits(node, place_of(r))` for a valid rectangle `r`, `inside` saying whether the world
+    /// contains it. Under exact placement, for a rectangle inside the world, it compares
+    /// the four edges' cells at the node's level with the node's cell instead of computing
+    /// the rectangle's level first: the level is at or below the node's exactly when both
+    /// edges of each axis share the node's cell there.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
+    #[inline(always)]
+    pub(super) fn still_fits(&self, node: &Node<T>, r: &Rect, inside: bool) -> bool {
+        if !inside || self.config.placement == Placement::Loose {
+            return self.fits(node, self.place_of(r));
+        }
+        let c = self.cell_range(r);
+        let s = u32::from(self.config.max_depth.saturating_sub(node.level));
+        let same = (c.x0 >> s == node.cx)
+            & (c.x1 >> s == node.cx)
+            & (c.y0 >> s == node.cy)
+            & (c.y1 >> s == node.cy);
+        // An internal node keeps only rectangles of its own level: ones whose edges part at
+        // the level just below (with `s == 0`, `same` already says so).
+        same && (node.is_leaf() || s == 0 || ((c.x0 ^ c.x1) | (c.y0 ^ c.y1)) >> (s - 1) != 0)
+    }
+
     /// The cells of `level` whose regions can overlap `range` (deepest-level cells): the
     /// range widened by that level's loose margin (none under exact placement), then shifted.
     /// Not clamped to the level's last cell.
@@ -218,6 +233,80 @@ mod tests {
         assert_eq!(t.place_of(&Rect::new(8.5, 8.5, 12.5, 8.6)), place(4, 2, 2));
         // Wider than half the world: the root.
         assert_eq!(t.place_of(&Rect::new(0.5, 0.5, 40.0, 1.0)), place(0, 0, 0));
+    }
+
+    /// The vector cell mapping gives what the saturating cast capped at the last cell gives,
+    /// for hostile values too: NaN, infinities, `f32::MAX`, subnormals, negatives, exact
+    /// cell edges and the values just beside them, with every depth.
+    #[test]
+    fn cells_match_the_saturating_cast() {
+        let mut values = vec![
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            -f32::MAX,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            0.0,
+            -0.0,
+            1e9,
+            -1e9,
+        ];
+        for k in -3..1030 {
+            let v = k as f32;
+            values.extend([v, v + 1e-4, v - 1e-4, v + 0.5]);
+        }
+        let world = [-3.0, 0.25, -3.0, 0.25];
+        for depth in 0..=crate::MAX_DEPTH {
+            let top = (1u32 << depth) - 1;
+            let scale = [1.0, 0.75, 1.0, 0.75];
+            for quad in values.chunks(4).filter(|q| q.len() == 4) {
+                let v = [quad[0], quad[1], quad[2], quad[3]];
+                let got = simd::cells4(v, world, scale, top as f32);
+                let want: [u32; 4] =
+                    std::array::from_fn(|k| (((v[k] - world[k]) * scale[k]) as u32).min(top));
+                assert_eq!(got, want, "{v:?} at depth {depth}");
+            }
+        }
+    }
+
+    /// The shortcut of the batch update gives `fits(node, place_of(r))` for every node of a
+    /// built tree and random rectangles, inside the world or across its edge.
+    #[test]
+    fn still_fits_agrees_with_fits_of_place_of() {
+        let mut state = 5u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        for placement in [Placement::Exact, Placement::Loose] {
+            let mut t = tree(placement);
+            for _ in 0..3_000 {
+                let (x, y) = (next() * 64.0, next() * 64.0);
+                t.insert(Rect::from_min_size(x, y, 0.3, 0.3), ()).unwrap();
+            }
+            for _ in 0..5_000 {
+                let (x, y) = (next() * 70.0 - 3.0, next() * 70.0 - 3.0);
+                let size = next().powi(3) * 20.0;
+                let r = Rect::new(x, y, x + size, y + size);
+                let inside = t.world.contains_rect(&r);
+                for node in t.nodes.iter().filter(|n| n.live) {
+                    assert_eq!(
+                        t.still_fits(node, &r, inside),
+                        t.fits(node, t.place_of(&r)),
+                        "{placement:?} {r:?} at level {} cell {} {}",
+                        node.level,
+                        node.cx,
+                        node.cy
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -282,7 +282,7 @@ impl<T> Quadtree<T> {
         let p = self.place_of(&rect);
         let old = slot.node;
         if self.fits(&self.nodes[old as usize], p) {
-            self.rewrite(id, old, slot.pos, rect);
+            self.rewrite(id.index, old, slot.pos, rect);
             return Ok(());
         }
         // The item changes node. The new node cannot be inside a subtree that the merge below
@@ -297,16 +297,17 @@ impl<T> Quadtree<T> {
         Ok(())
     }
 
-    /// Rewrites the rectangle of the item `id` at `(node, pos)`, which stays in its node.
+    /// Rewrites the rectangle of the item of slot `index` at `(node, pos)`, which stays in
+    /// its node.
     #[inline]
-    pub(super) fn rewrite(&mut self, id: ItemId, node: u32, pos: u32, rect: Rect) {
+    pub(super) fn rewrite(&mut self, index: u32, node: u32, pos: u32, rect: Rect) {
         let slots = &mut self.slots;
         let at = self.nodes[node as usize]
             .items
             .set_rect(pos as usize, rect, |e, at| {
                 slots[e.id.index as usize].pos = at as u32;
             });
-        slots[id.index as usize].pos = at as u32;
+        slots[index as usize].pos = at as u32;
     }
 
     /// Removes every item. All handles become stale; allocations are kept for reuse.

@@ -1,41 +1,94 @@
-//! Many moves at once (feature `rayon`): the checks and placements on every core, the changes
-//! in a fixed order.
+//! Many moves at once (feature `rayon`): the checks, the placements and the rewrites in place
+//! on every core, the few changes of structure in a fixed order.
 //!
-//! Three passes: (1) in parallel, each move's rectangle is checked and placed, and the move is
-//! planned as a rewrite in its node or a change of node; (2) in order, the plan is searched for
-//! the first refused move and for handles given twice; (3) in order, the rewrites, then the
-//! changes of node. Nothing in (1) writes to the tree, and (2) and (3) do not depend on the
-//! threads, so the tree ends the same on any thread count.
+//! Passes:
+//! 1. over fixed chunks of the batch, in parallel: each move writes its batch index into its
+//!    handle's slot (its stamp). A handle given once then holds its own move's index; a
+//!    handle given twice holds one of its moves' only;
+//! 2. over the same chunks, in parallel, reading the tree only: each move's rectangle is
+//!    checked and placed against the tree as it stands, and the move is planned as a rewrite
+//!    in place (its item keeps its node and, in an internal node, its group), a change of
+//!    group, or a change of node; the last two are listed in batch order. A move that does
+//!    not hold its stamp says that its handle comes twice;
+//! 3. for a batch of at least a quarter of the tree's items, over the nodes, in parallel:
+//!    each node rewrites in place the entries whose slot's stamp names a rewrite, then
+//!    recomputes its bands (a node's list is its own, so no two tasks write one place, and
+//!    no entry moves). A smaller batch rewrites one move at a time, in batch order, which
+//!    spares it the walk over every node;
+//! 4. in batch order, on one thread: the changes of group, then the changes of node, as
+//!    [`Quadtree::update`] would do them.
+//!
+//! A refused move stops the batch after pass 2, before any write; a batch that names a
+//! handle twice goes one `update` at a time, in order, from there. What each pass does
+//! depends only on the tree and the batch, never on the threads, so the tree ends the same on
+//! any thread count.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
-use super::{ItemId, Quadtree, QuadtreeError, Rect, NULL};
+use super::{ItemId, Node, Quadtree, QuadtreeError, Rect};
 
-/// `Planned::node` of a move that changes node.
-const MOVES: u32 = NULL;
-/// `Planned::node` of a refused move; `pos` then holds the error's code.
-const REFUSED: u32 = NULL - 1;
+/// Moves per task: a move is a few dozen instructions, and each chunk keeps two short lists
+/// of its own.
+const CHUNK: usize = 4096;
 
-/// Moves planned per rayon task at least: a move's plan is a few dozen instructions.
-const MIN_MOVES_PER_TASK: usize = 4096;
+/// Nodes per task at least in pass 3: most nodes hold a few dozen items.
+const MIN_NODES_PER_TASK: usize = 64;
 
-/// One move's plan: its rectangle, and the list position to rewrite it at (or a marker).
+/// A batch of at least `1 / LARGE_BATCH` of the tree's items rewrites through pass 3's walk.
+const LARGE_BATCH: usize = 4;
+
+/// `Planned::rewrite` of a move that is not a rewrite in place: no slot has this index.
+const NOT_REWRITE: u32 = u32::MAX;
+
+/// One move's plan.
 #[derive(Clone, Copy, Debug)]
 struct Planned {
     rect: Rect,
-    node: u32,
-    pos: u32,
+    /// The slot of the move's handle when the move is a rewrite in place, else
+    /// [`NOT_REWRITE`].
+    rewrite: u32,
+}
+
+impl Default for Planned {
+    fn default() -> Self {
+        Planned {
+            rect: Rect::new(0.0, 0.0, 0.0, 0.0),
+            rewrite: NOT_REWRITE,
+        }
+    }
+}
+
+/// What pass 2 found in one chunk of the batch.
+#[derive(Clone, Debug, Default)]
+struct ChunkPlan {
+    /// The first refused move of the chunk, by batch index: the chunk stops there.
+    refused: Option<(usize, QuadtreeError)>,
+    /// Whether some move does not hold its slot's stamp.
+    twice: bool,
+    /// Batch indices of the moves that change group, then of those that change node, in
+    /// batch order.
+    regroups: Vec<u32>,
+    moves: Vec<u32>,
 }
 
 /// The reusable buffers of [`Quadtree::update_many`]: keep one and pass it to every batch, so
-/// that a batch allocates nothing once they have grown to the largest batch.
-#[derive(Debug, Default, Clone)]
+/// that a batch allocates nothing once they have grown to the largest batch and tree.
+#[derive(Debug, Default)]
 pub struct UpdateWorkspace {
     plan: Vec<Planned>,
-    /// One bit per slot: handles seen so far in this batch.
-    seen: Vec<u64>,
+    chunks: Vec<ChunkPlan>,
+    /// Per slot, the batch index of a move of that slot's handle (this batch's, or older).
+    stamps: Vec<AtomicU32>,
+}
+
+impl Clone for UpdateWorkspace {
+    /// A new, empty workspace: the buffers hold nothing a later batch reads.
+    fn clone(&self) -> Self {
+        Self::new()
+    }
 }
 
 impl UpdateWorkspace {
@@ -63,26 +116,24 @@ impl fmt::Display for BatchError {
 
 impl std::error::Error for BatchError {}
 
-const ERRORS: [QuadtreeError; 3] = [
-    QuadtreeError::NonFinite,
-    QuadtreeError::Inverted,
-    QuadtreeError::StaleId,
-];
-
 impl<T: Send + Sync> Quadtree<T> {
     /// Moves item `ids[i]` to `rect_of(i)` for every `i`, as calling
     /// [`update`](Self::update) for each in order would, but with the work spread over the
     /// current rayon pool (run it inside `pool.install` to choose the threads). The tree ends
-    /// the same on every thread count. A handle given twice ends at its last rectangle.
+    /// the same on every thread count, and the same as
+    /// [`update_many_serial`](Self::update_many_serial) leaves it. A handle given twice ends
+    /// at its last rectangle.
     ///
     /// # Errors
     /// If any move would be refused by `update` (stale handle, bad rectangle), nothing
     /// changes and the first such move is reported. `rect_of` is called once per move.
     ///
     /// # Runtime
-    /// In parallel: each move's check and placement (the slot, the node, the cell). Then in
-    /// order: one pass over the plan, one rewrite per move that stays in its node, and an
-    /// `update` per move that changes node. Allocates only when the workspace must grow.
+    /// In parallel: each move's check and placement and, for a batch of at least a quarter
+    /// of the tree's items, the rewrite in place of each item that stays in its node. Then
+    /// in order: the few moves that change node (an `update` each) or, in an internal node,
+    /// change group; a smaller batch also rewrites in place there. Allocates only when the
+    /// workspace must grow.
     ///
     /// ```
     /// use quadstress::{BatchError, Quadtree, QuadtreeError, Rect, UpdateWorkspace};
@@ -107,70 +158,205 @@ impl<T: Send + Sync> Quadtree<T> {
     where
         F: Fn(usize) -> Rect + Sync,
     {
-        // Pass 1, in parallel: read-only plans.
-        ws.plan.clear();
-        let this = &*self;
-        ws.plan.par_extend(
-            ids.par_iter()
-                .enumerate()
-                .with_min_len(MIN_MOVES_PER_TASK)
-                .map(|(i, &id)| this.plan_move(id, rect_of(i))),
-        );
-        // Pass 2: the first refusal, and whether any handle comes twice.
-        ws.seen.clear();
-        ws.seen.resize(self.slots.len().div_ceil(64), 0);
-        let mut twice = false;
-        for (index, p) in ws.plan.iter().enumerate() {
-            if p.node == REFUSED {
-                let error = ERRORS[p.pos as usize];
-                return Err(BatchError { index, error });
-            }
-            // Every handle here is live, so its index is below the slot count.
-            let i = ids[index].index as usize;
-            let bit = 1u64 << (i % 64);
-            twice |= ws.seen[i / 64] & bit != 0;
-            ws.seen[i / 64] |= bit;
+        if rayon::current_num_threads() == 1 {
+            return self.update_many_serial(ids, rect_of, ws);
         }
-        // Pass 3: the rewrites in place touch no structure, so the nodes planned stay right
-        // until the first change of node (a rewrite may move the item, or another, within its
-        // list, so the position is read from the slot). A handle given twice could be planned
-        // against a node it has left by then: such a batch goes one `update` at a time.
-        if !twice {
-            for (p, &id) in ws.plan.iter().zip(ids) {
-                if p.node != MOVES {
-                    let pos = self.slots[id.index as usize].pos;
-                    self.rewrite(id, p.node, pos, p.rect);
+        let chunks = self.prepare_batch(ids.len(), ws);
+        let UpdateWorkspace {
+            plan,
+            chunks: outs,
+            stamps,
+        } = ws;
+        ids.par_chunks(CHUNK)
+            .enumerate()
+            .for_each(|(k, ids)| stamp(k * CHUNK, ids, stamps));
+        let this = &*self;
+        plan[..ids.len()]
+            .par_chunks_mut(CHUNK)
+            .zip(ids.par_chunks(CHUNK))
+            .zip(outs[..chunks].par_iter_mut())
+            .enumerate()
+            .for_each(|(k, ((plan, ids), out))| {
+                this.plan_chunk(k * CHUNK, ids, plan, out, stamps, &rect_of);
+            });
+        self.finish_batch(ids, ws, true)
+    }
+
+    /// [`update_many`](Self::update_many) on the caller's thread alone, without rayon: the
+    /// same tree, the same errors, nothing handed to a pool.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect, UpdateWorkspace};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let ids: Vec<_> = (0..100)
+    ///     .map(|i| tree.insert(Rect::from_min_size(i as f32, 1.0, 0.5, 0.5), i).unwrap())
+    ///     .collect();
+    /// let mut ws = UpdateWorkspace::new();
+    /// let to = |i: usize| Rect::from_min_size(99.0 - i as f32, 9.0, 0.5, 0.5);
+    /// tree.update_many_serial(&ids, to, &mut ws).unwrap();
+    /// assert_eq!(tree.rect(ids[0]), Some(Rect::from_min_size(99.0, 9.0, 0.5, 0.5)));
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`update_many`](Self::update_many).
+    pub fn update_many_serial<F>(
+        &mut self,
+        ids: &[ItemId],
+        rect_of: F,
+        ws: &mut UpdateWorkspace,
+    ) -> Result<(), BatchError>
+    where
+        F: Fn(usize) -> Rect,
+    {
+        let chunks = self.prepare_batch(ids.len(), ws);
+        for (k, ids) in ids.chunks(CHUNK).enumerate() {
+            stamp(k * CHUNK, ids, &ws.stamps);
+        }
+        for (k, ((plan, ids), out)) in ws.plan[..ids.len()]
+            .chunks_mut(CHUNK)
+            .zip(ids.chunks(CHUNK))
+            .zip(&mut ws.chunks[..chunks])
+            .enumerate()
+        {
+            self.plan_chunk(k * CHUNK, ids, plan, out, &ws.stamps, &rect_of);
+        }
+        self.finish_batch(ids, ws, false)
+    }
+
+    /// Sizes the workspace for a batch of `n` moves; returns the number of chunks.
+    fn prepare_batch(&self, n: usize, ws: &mut UpdateWorkspace) -> usize {
+        if ws.plan.len() < n {
+            ws.plan.resize(n, Planned::default());
+        }
+        let chunks = n.div_ceil(CHUNK);
+        if ws.chunks.len() < chunks {
+            ws.chunks.resize_with(chunks, ChunkPlan::default);
+        }
+        if ws.stamps.len() < self.slots.len() {
+            ws.stamps
+                .resize_with(self.slots.len(), || AtomicU32::new(u32::MAX));
+        }
+        chunks
+    }
+
+    /// Pass 2 over one chunk of the batch, whose first move is `first`: plans each move
+    /// against the tree as it stands. Stops at the first refused move.
+    #[inline]
+    fn plan_chunk<F: Fn(usize) -> Rect>(
+        &self,
+        first: usize,
+        ids: &[ItemId],
+        plan: &mut [Planned],
+        out: &mut ChunkPlan,
+        stamps: &[AtomicU32],
+        rect_of: &F,
+    ) {
+        out.regroups.clear();
+        out.moves.clear();
+        out.refused = None;
+        let mut twice = false;
+        for (j, (&id, p)) in ids.iter().zip(plan.iter_mut()).enumerate() {
+            let i = first + j;
+            let rect = rect_of(i);
+            // Inside the (finite) world and not inverted is valid; only the rest needs the
+            // full check.
+            let inside = self.world.contains_rect(&rect)
+                & (rect.min_x <= rect.max_x)
+                & (rect.min_y <= rect.max_y);
+            if !inside {
+                if let Err(error) = rect.check() {
+                    out.refused = Some((i, error));
+                    break;
                 }
             }
-        }
-        for (p, &id) in ws.plan.iter().zip(ids) {
-            if twice || p.node == MOVES {
-                let done = self.update(id, p.rect);
-                debug_assert!(done.is_ok(), "checked in pass 1");
+            let Some(slot) = self.live_slot(id) else {
+                out.refused = Some((i, QuadtreeError::StaleId));
+                break;
+            };
+            // A batch longer than `u32::MAX` has a handle twice (there are fewer slots),
+            // and `finish_batch` treats it so, whatever the stamps say.
+            twice |= stamps[id.index as usize].load(Ordering::Relaxed) != i as u32;
+            let node = &self.nodes[slot.node as usize];
+            let mut rewrite = NOT_REWRITE;
+            if !self.still_fits(node, &rect, inside) {
+                out.moves.push(i as u32);
+            } else if !node.items.keeps_group(slot.pos as usize, &rect) {
+                out.regroups.push(i as u32);
+            } else {
+                rewrite = id.index;
             }
+            *p = Planned { rect, rewrite };
+        }
+        out.twice = twice;
+    }
+
+    /// Passes 3 and 4, after passes 1 and 2 planned every move.
+    fn finish_batch(
+        &mut self,
+        ids: &[ItemId],
+        ws: &UpdateWorkspace,
+        parallel: bool,
+    ) -> Result<(), BatchError> {
+        let n = ids.len();
+        let chunks = &ws.chunks[..n.div_ceil(CHUNK)];
+        // Each chunk stopped at its first refusal, so the first chunk with one has the first.
+        if let Some((index, error)) = chunks.iter().find_map(|c| c.refused) {
+            return Err(BatchError { index, error });
+        }
+        let (plan, stamps) = (&ws.plan[..n], &ws.stamps);
+        if n > u32::MAX as usize || chunks.iter().any(|c| c.twice) {
+            for (&id, p) in ids.iter().zip(plan) {
+                let done = self.update(id, p.rect);
+                debug_assert!(done.is_ok(), "checked in pass 2");
+            }
+            return Ok(());
+        }
+        if n >= self.len / LARGE_BATCH {
+            // Every slot of the batch holds its own move's index, and a slot outside it an
+            // older index, whose plan (if there is one) names another slot.
+            let new_rect = |slot: u32| {
+                let p = plan.get(stamps[slot as usize].load(Ordering::Relaxed) as usize)?;
+                (p.rewrite == slot).then_some(p.rect)
+            };
+            let rewrite = |node: &mut Node<T>| {
+                node.items.rewrite_each(new_rect);
+            };
+            if parallel {
+                self.nodes
+                    .par_iter_mut()
+                    .with_min_len(MIN_NODES_PER_TASK)
+                    .for_each(rewrite);
+            } else {
+                self.nodes.iter_mut().for_each(rewrite);
+            }
+        } else {
+            for p in plan.iter().filter(|p| p.rewrite != NOT_REWRITE) {
+                let slot = self.slots[p.rewrite as usize];
+                self.rewrite(p.rewrite, slot.node, slot.pos, p.rect);
+            }
+        }
+        // The rewrites in place touched no structure and moved no entry, so every node
+        // planned is still right until the first change of node.
+        for &i in chunks.iter().flat_map(|c| &c.regroups) {
+            let index = ids[i as usize].index;
+            let slot = self.slots[index as usize];
+            self.rewrite(index, slot.node, slot.pos, plan[i as usize].rect);
+        }
+        for &i in chunks.iter().flat_map(|c| &c.moves) {
+            let done = self.update(ids[i as usize], plan[i as usize].rect);
+            debug_assert!(done.is_ok(), "checked in pass 2");
         }
         Ok(())
     }
+}
 
-    /// The plan of one move, against the tree as it stands.
-    #[inline]
-    fn plan_move(&self, id: ItemId, rect: Rect) -> Planned {
-        let refused = |code: u32| Planned {
-            rect,
-            node: REFUSED,
-            pos: code,
-        };
-        if let Err(e) = rect.check() {
-            return refused(ERRORS.iter().position(|&x| x == e).unwrap_or(0) as u32);
-        }
-        let Some(slot) = self.live_slot(id) else {
-            return refused(2);
-        };
-        let stays = self.fits(&self.nodes[slot.node as usize], self.place_of(&rect));
-        Planned {
-            rect,
-            node: if stays { slot.node } else { MOVES },
-            pos: slot.pos,
+/// Pass 1 over one chunk of the batch, whose first move is `first`: each move's batch index
+/// into its slot's stamp (a handle beyond the slots is stale, and refused in pass 2).
+#[inline]
+fn stamp(first: usize, ids: &[ItemId], stamps: &[AtomicU32]) {
+    for (j, id) in ids.iter().enumerate() {
+        if let Some(s) = stamps.get(id.index as usize) {
+            s.store((first + j) as u32, Ordering::Relaxed);
         }
     }
 }
@@ -188,18 +374,23 @@ mod tests {
     }
 
     /// Random batches (small steps, jumps, handles given twice, a few refused batches) on
-    /// exact and loose trees: after each, the tree is valid, every item is where the model
-    /// says, queries agree with brute force, and 1, 2, 3 and 8 threads leave the same tree.
+    /// exact and loose trees, large ones (rewritten node by node) and small ones (move by
+    /// move): after each, the tree is valid, every item is where the model says, queries
+    /// agree with brute force, and the serial form and 1, 2, 3 and 8 threads leave the same
+    /// tree.
     #[test]
     fn batches_match_one_by_one_updates_on_any_thread_count() {
-        for placement in [Placement::Exact, Placement::Loose] {
+        let cases = [Placement::Exact, Placement::Loose]
+            .into_iter()
+            .flat_map(|p| [(p, 4_000usize), (p, 1_000)]);
+        for (placement, batch_len) in cases {
             let world = Rect::new(0.0, 0.0, 200.0, 200.0);
             let config = Config {
                 leaf_capacity: 8,
                 placement,
                 ..Config::default()
             };
-            let threads = [1, 2, 3, 8];
+            let threads = [0, 1, 2, 3, 8];
             let mut trees: Vec<Quadtree<u32>> = threads
                 .iter()
                 .map(|_| Quadtree::with_config(world, config).unwrap())
@@ -223,7 +414,7 @@ mod tests {
                 // Odd rounds draw handles at random (so some come twice); even rounds take
                 // distinct ones, with a stride prime to the item count.
                 let start = rng.below(model.len() as u64) as usize;
-                for j in 0..4_000 {
+                for j in 0..batch_len {
                     let k = if round % 2 == 1 {
                         rng.below(model.len() as u64) as usize
                     } else {
@@ -251,21 +442,24 @@ mod tests {
                 }
                 let refuse = round % 4 == 3;
                 if refuse {
-                    rects[1234] = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
-                    rects[2000] = Rect::new(3.0, 0.0, 1.0, 1.0);
+                    rects[batch_len / 3] = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+                    rects[batch_len / 2] = Rect::new(3.0, 0.0, 1.0, 1.0);
                 }
                 let mut results = Vec::new();
                 for ((tree, &t), ids) in trees.iter_mut().zip(&threads).zip(&ids) {
                     let handles: Vec<ItemId> = batch.iter().map(|&k| ids[k]).collect();
-                    results.push(
-                        pool(t).install(|| tree.update_many(&handles, |i| rects[i], &mut ws)),
-                    );
+                    // Thread count 0: the serial form, outside any pool.
+                    results.push(if t == 0 {
+                        tree.update_many_serial(&handles, |i| rects[i], &mut ws)
+                    } else {
+                        pool(t).install(|| tree.update_many(&handles, |i| rects[i], &mut ws))
+                    });
                     tree.validate().unwrap();
                 }
                 assert!(results.windows(2).all(|w| w[0] == w[1]));
                 if refuse {
                     let expected = BatchError {
-                        index: 1234,
+                        index: batch_len / 3,
                         error: QuadtreeError::NonFinite,
                     };
                     assert_eq!(results[0], Err(expected));

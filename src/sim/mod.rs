@@ -434,13 +434,18 @@ impl Simulation {
         match self.config.broadphase {
             Broadphase::Rebuild => self.rebuild_tree(),
             Broadphase::Incremental | Broadphase::BruteForce => {
-                // The batch on every thread count: it leaves the tree's item lists in the
-                // same order whatever the threads, and the pair order follows them.
+                // The batch on every thread count (its serial form on one): it leaves the
+                // tree's item lists in the same order whatever the threads, and the pair
+                // order follows them.
                 let (tree, ids, moves, particles) =
                     (&mut self.tree, &self.ids, &mut self.moves, &self.particles);
-                self.workers
-                    .in_pool(|| tree.update_many(ids, |i| particles[i].rect(s), moves))
-                    .expect("particle handles stay valid and positions finite");
+                let rect_of = |i: usize| particles[i].rect(s);
+                if self.workers.serial() {
+                    tree.update_many_serial(ids, rect_of, moves)
+                } else {
+                    self.workers.run(|| tree.update_many(ids, rect_of, moves))
+                }
+                .expect("particle handles stay valid and positions finite");
             }
         }
         self.set_drift(0.0);

@@ -68,10 +68,9 @@ impl Workers {
         self.in_pool(f)
     }
 
-    /// Runs `f` inside the pool even with one thread: for the tree's batch update, whose
-    /// answer must not depend on the thread count, and which must not spill onto rayon's
-    /// global pool. Each call passes one job through rayon's queue.
-    pub(super) fn in_pool<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+    /// Runs `f` inside the pool, built on first use (so that nothing spills onto rayon's
+    /// global pool). Each call passes one job through rayon's queue.
+    fn in_pool<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         #[cfg(not(target_arch = "wasm32"))]
         {
             let pool = self.pool.get_or_init(|| {
