@@ -287,12 +287,14 @@ async fn run(mut app: App, mut args: Args) {
         }
         // The frame's steps: in line, or on the step thread while the frame is shown.
         stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
+        // Handing the frame to OpenGL starts here: choosing the panel's camera flushes the
+        // frame's draw calls.
+        let present_start = platform::now_seconds();
         scratch.panel.before_present(
             &mut root_ui(),
             screen_width() as u32,
             screen_height() as u32,
         );
-        let present_start = platform::now_seconds();
         next_frame().await;
         present = platform::now_seconds() - present_start;
         // Paced after the frame is shown, so that showing it counts towards the frame's
