@@ -37,6 +37,10 @@ enum Op {
     /// Remove the n-th live item (modulo); `stale` tries an already removed handle instead.
     Remove(usize, bool),
     Update(usize, Rect),
+    /// Moves the n-th live item by a small step, as moving objects do.
+    Nudge(usize, f32, f32),
+    /// Sorts the straddlers of the internal nodes into runs (`sort_straddlers`).
+    SortStraddlers,
     Clear,
     /// Capacity, depth, and loose (true) or exact placement.
     SetConfig(usize, u8, bool),
@@ -61,6 +65,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (prop::collection::vec(rect(), 0..40), prop::bool::weighted(0.2)).prop_map(|(v, b)| Op::InsertMany(v, b)),
         3 => (rect(), 1u32..1000).prop_map(|(r, k)| Op::MutateRect(r, k)),
         1 => (1u32..1000).prop_map(Op::MutateAll),
+        1 => Just(Op::SortStraddlers),
         2 => Just(Op::Snapshot),
         2 => Just(Op::Restore),
     ]
@@ -195,6 +200,65 @@ proptest! {
     }
 }
 
+/// Rectangles that cross the world's centre lines (x = 50, y = 40) or a line of the next
+/// level, of mixed sizes: they stay high in an exact tree, in groups large enough to be
+/// kept in sorted runs.
+fn straddler() -> impl Strategy<Value = Rect> {
+    let line = prop_oneof![4 => Just(50.0f32), 1 => Just(25.0), 1 => Just(75.0)];
+    let hline = prop_oneof![4 => Just(40.0f32), 1 => Just(20.0), 1 => Just(60.0)];
+    let size = prop_oneof![
+        8 => (1..=12).prop_map(|v| v as f32 * 0.25),
+        2 => (1..=40).prop_map(|v| v as f32 * 0.5),
+    ];
+    (
+        any::<bool>(),
+        line,
+        hline,
+        coord(-5, 105),
+        size.clone(),
+        size,
+        (0..=8).prop_map(|v| v as f32 * 0.125),
+    )
+        .prop_map(|(vertical, x, y, along, w, h, off)| {
+            if vertical {
+                // Crosses the vertical line at `x`, anywhere along it.
+                Rect::new(x - w * off, along, x - w * off + w, along + h)
+            } else {
+                Rect::new(along, y - h * off, along + w, y - h * off + h)
+            }
+        })
+}
+
+fn straddler_op() -> impl Strategy<Value = Op> {
+    let step = (-8..=8).prop_map(|v| v as f32 * 0.125);
+    prop_oneof![
+        30 => straddler().prop_map(Op::Insert),
+        6 => (any::<usize>(), Just(false)).prop_map(|(i, s)| Op::Remove(i, s)),
+        20 => (any::<usize>(), step.clone(), step).prop_map(|(i, dx, dy)| Op::Nudge(i, dx, dy)),
+        4 => (any::<usize>(), straddler()).prop_map(|(i, r)| Op::Update(i, r)),
+        3 => (any::<usize>(), rect()).prop_map(|(i, r)| Op::Update(i, r)),
+        1 => (prop::collection::vec(straddler(), 0..80), Just(false)).prop_map(|(v, b)| Op::InsertMany(v, b)),
+        2 => Just(Op::SortStraddlers),
+        1 => Just(Op::Snapshot),
+        1 => Just(Op::Restore),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 10, ..ProptestConfig::default() })]
+
+    /// Hundreds of items crossing a few lines: large groups in the high nodes, kept in sorted
+    /// runs that moves, removals and inserts keep disturbing.
+    #[test]
+    fn many_straddlers_in_sorted_runs_match_brute_force(
+        capacity in 1usize..6,
+        far in any::<bool>(),
+        ops in prop::collection::vec((straddler_op(), probe()), 300..900),
+    ) {
+        run_case(capacity, 6, Placement::Exact, far, ops)?;
+    }
+}
+
 fn placement_of(loose: bool) -> Placement {
     if loose {
         Placement::Loose
@@ -285,6 +349,23 @@ fn run_case(
                         tree.update(id, r).unwrap();
                         model.get_mut(&id).unwrap().0 = r;
                         prop_assert_eq!(tree.rect(id), Some(r));
+                    }
+                }
+                Op::Nudge(i, dx, dy) => {
+                    if !model.is_empty() {
+                        let mut ids: Vec<_> = model.keys().copied().collect();
+                        ids.sort();
+                        let id = ids[i % ids.len()];
+                        let r = model[&id].0;
+                        let r = Rect::new(r.min_x + dx, r.min_y + dy, r.max_x + dx, r.max_y + dy);
+                        tree.update(id, r).unwrap();
+                        model.get_mut(&id).unwrap().0 = r;
+                    }
+                }
+                Op::SortStraddlers => {
+                    tree.sort_straddlers();
+                    for (&id, &(r, v)) in &model {
+                        prop_assert_eq!((tree.rect(id), tree.get(id)), (Some(r), Some(&v)));
                     }
                 }
                 Op::Clear => {

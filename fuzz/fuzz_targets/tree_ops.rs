@@ -37,6 +37,8 @@ enum Op {
     Reserve(u8, u32),
     Clear,
     SetConfig(u8, u8, bool),
+    /// Sorts the straddlers of the internal nodes into runs (bulk builds do too).
+    SortStraddlers,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -385,6 +387,12 @@ fuzz_target!(|input: Input| {
             Op::Clear => {
                 tree.clear();
                 stale.extend(model.drain(..).map(|e| e.0));
+            }
+            Op::SortStraddlers => {
+                tree.sort_straddlers();
+                for (id, r, v) in &model {
+                    assert_eq!((tree.rect(*id), tree.get(*id)), (Some(*r), Some(v)));
+                }
             }
             Op::SetConfig(c, d, loose) => {
                 let cfg = config(c, d, loose);

@@ -72,8 +72,6 @@ impl<T> Quadtree<T> {
         self.nodes_per_level[0] = 1;
         self.deepest = 0;
         self.nodes.push(Node::new(NULL, 0, 0, 0, self.tree));
-        let centre_x = self.centre_x(0, 0);
-        self.nodes[0].items.set_centre(centre_x);
     }
 
     /// The x of the vertical centre line of cell `cx` of `level`.
@@ -129,15 +127,14 @@ impl<T> Quadtree<T> {
             *n = Node::new(parent, level, cx, cy, self.tree);
             n.items = items;
             n.items.unband();
-            let centre_x = self.centre_x(level, cx);
-            self.nodes[(first + q) as usize].items.set_centre(centre_x);
             self.level_tables[level as usize][((cy << level) | cx) as usize] = first + q;
         }
         self.nodes[parent as usize].first_child = first;
         // The parent is internal now. Its entries may move within its list: the callers set
         // the slots of those that stay (a split does after moving the rest down; a bulk
         // build fills lists only after making the nodes).
-        self.nodes[parent as usize].items.make_banded();
+        let centre_x = self.centre_x(level - 1, pcx);
+        self.nodes[parent as usize].items.make_banded(centre_x);
         self.nodes_per_level[level as usize] += 4;
         self.deepest = self.deepest.max(level);
         first
@@ -219,11 +216,12 @@ impl<T> Quadtree<T> {
                 slots[moved_in.id.index as usize].pos = at as u32;
                 c.subtree_len += 1;
             }
+            // The items that left took no band with them; those that stay are sorted anew.
+            items.refresh_bands();
+            items.sort_runs(&mut self.sort_scratch, |_, _| {});
             for (p, e) in items.iter().enumerate() {
                 self.slots[e.id.index as usize].pos = p as u32;
             }
-            // The items that left took no band with them.
-            items.refresh_bands();
             self.nodes[n as usize].items = items;
             // Stage 2: a child that received more than `capacity` splits next.
             for q in 0..4 {

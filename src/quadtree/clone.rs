@@ -49,6 +49,7 @@ impl<T: Clone> Clone for Quadtree<T> {
             free_slot: self.free_slot,
             len: self.len,
             scratch: Vec::new(),
+            sort_scratch: Vec::new(),
             bulk: bulk::BulkScratch::default(),
         }
     }

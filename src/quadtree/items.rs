@@ -77,7 +77,8 @@ impl Lanes {
 /// and a query that meets neither band skips the list: small queries scan the straddlers of
 /// large nodes only near the lines. A leaf's items spread over its whole cell, so a leaf's
 /// list keeps no groups and no bands, and its changes cost nothing extra. Which group an item
-/// is in changes only speed, never an answer.
+/// is in changes only speed, never an answer. A sorted list also keeps a [`Run`] per group,
+/// which region queries search instead of scanning the whole group.
 #[derive(Clone, Debug)]
 pub(super) struct ItemList<T> {
     entries: Vec<Entry<T>>,
@@ -85,16 +86,196 @@ pub(super) struct ItemList<T> {
     lanes: Vec<Lanes>,
     /// The tree's id, which the entries leave out of their handles.
     tree: TreeId,
-    /// Whether the list keeps its groups and bands (an internal node's list).
-    banded: bool,
+
     /// Entries before `split` cross `centre_x`; those from `split` on do not. Zero when not
-    /// `banded`.
-    split: usize,
-    /// The x of the node's vertical centre line (NaN until set: then nothing crosses it).
+    /// banded. A `u32` (no list holds more than `MAX_ITEMS`), so that a node fits in 128
+    /// bytes with the runs' pointer.
+    split: u32,
+    /// The x of the node's vertical centre line; NaN for a leaf's list, which keeps no groups.
     centre_x: f32,
     /// Bounds of the crossing group and of the rest: they contain every rectangle of their
     /// group, and an empty group's holds [`EMPTY_BOUNDS`].
     bands: [Rect; 2],
+    /// Per group, the part kept sorted along the line its items cross (see [`Run`]); none
+    /// until a list is first sorted, so that lists that never are carry one word for it.
+    runs: Option<Box<[Run; 2]>>,
+}
+
+/// What a list without runs reads: two empty runs.
+static NO_RUNS: [Run; 2] = [Run::EMPTY, Run::EMPTY];
+
+/// A run of a group's entries sorted along the line they cross: the crossing group by
+/// `min_y`, the rest by `min_x`. A scan binary-searches the keys for the slice its range can
+/// meet and tests only that slice, plus the group's entries outside the run.
+///
+/// The keys are the sort keys as they were when the run was sorted, rewritten only within
+/// their neighbours' (so they stay sorted); entries move on without moving in the list, and
+/// the run keeps how far any entry's key edge has gone below (`down`) or above (`up`) its
+/// key and the longest extent along the line (`ext`), all grow-only until the next sort. An
+/// entry at key `k` then lies within `[k - down, k + up + ext]` along the line, which is what
+/// the window search assumes. The crossing group's run starts at 0 and its unsorted entries
+/// follow it; the other group's run has unsorted entries on both sides (`pre`: entries
+/// that stepped in when the crossing group shrank, and the usual tail).
+#[derive(Clone, Debug)]
+struct Run {
+    /// Position of the run's first entry.
+    start: usize,
+    /// Keys of the run's entries, from `keys[first]` (the entry at `start`) on.
+    keys: Vec<f32>,
+    first: usize,
+    down: f64,
+    up: f64,
+    ext: f64,
+}
+
+impl Run {
+    const EMPTY: Run = Run {
+        start: 0,
+        keys: Vec::new(),
+        first: 0,
+        down: 0.0,
+        up: 0.0,
+        ext: 0.0,
+    };
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.keys.len() - self.first
+    }
+
+    fn reset(&mut self, start: usize) {
+        self.start = start;
+        self.keys.clear();
+        self.first = 0;
+        self.down = 0.0;
+        self.up = 0.0;
+        self.ext = 0.0;
+    }
+
+    /// The index of position `pos` in the run, if it is in the run.
+    #[inline(always)]
+    fn index(&self, pos: usize) -> Option<usize> {
+        pos.checked_sub(self.start).filter(|&i| i < self.len())
+    }
+
+    /// The run's last position leaves it.
+    fn pop_back(&mut self) {
+        self.keys.pop();
+        if self.len() == 0 {
+            self.reset(self.start);
+        }
+    }
+
+    /// The run's first position leaves it.
+    fn pop_front(&mut self) {
+        self.first += 1;
+        self.start += 1;
+        if self.len() == 0 {
+            self.reset(self.start);
+        }
+    }
+
+    /// An entry with key edge `k` and extent `ext` along the line now sits at run index `i`:
+    /// its key follows it as far as its neighbours' keys allow, and the slack covers the rest.
+    #[inline]
+    fn write(&mut self, i: usize, k: f32, ext: f64) {
+        let j = self.first + i;
+        let lo = if i > 0 {
+            self.keys[j - 1]
+        } else {
+            f32::NEG_INFINITY
+        };
+        let hi = self.keys.get(j + 1).copied().unwrap_or(f32::INFINITY);
+        self.ext = self.ext.max(ext);
+        self.keys[j] = if k < lo {
+            self.down = self.down.max(lo as f64 - k as f64);
+            lo
+        } else if k > hi {
+            self.up = self.up.max(k as f64 - hi as f64);
+            hi
+        } else {
+            k
+        };
+    }
+
+    /// The positions of the run whose entries can meet `[lo, hi]` along the line.
+    #[inline]
+    fn window(&self, lo: f32, hi: f32) -> (usize, usize) {
+        let keys = &self.keys[self.first..];
+        // In f64, widened by more than the rounding of the two sums, so that no entry the
+        // bounds above admit is left out.
+        let (lo, hi) = (lo as f64, hi as f64);
+        let below = self.ext + self.up;
+        let lo = lo - below - (lo.abs() + below) * SLACK_ROUNDING;
+        let hi = hi + self.down + (hi.abs() + self.down) * SLACK_ROUNDING;
+        let a = keys.partition_point(|&k| (k as f64) < lo);
+        let b = a + keys[a..].partition_point(|&k| (k as f64) <= hi);
+        (self.start + a, self.start + b)
+    }
+}
+
+/// Relative widening of the window bounds: well above the rounding of two `f64` additions.
+const SLACK_ROUNDING: f64 = 1.0 / (1u64 << 48) as f64;
+
+/// Groups with fewer entries keep no run: a scan of all of them costs about what the binary
+/// search would.
+const RUN_MIN: usize = 64;
+
+/// The key edge (the minimum along the line the group crosses) and extent along that line of
+/// `r` in group `g` (0: crossing the vertical line, sorted along y; 1: the rest, along x).
+#[inline(always)]
+fn key_of(g: usize, r: &Rect) -> (f32, f64) {
+    if g == 0 {
+        (r.min_y, r.max_y as f64 - r.min_y as f64)
+    } else {
+        (r.min_x, r.max_x as f64 - r.min_x as f64)
+    }
+}
+
+/// The bits of `k` as an unsigned integer in `k`'s order (total order: -0 before +0).
+#[inline(always)]
+fn ordered(k: f32) -> u32 {
+    let bits = k.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    }
+}
+
+/// The inverse of [`ordered`].
+#[inline(always)]
+fn from_ordered(o: u32) -> f32 {
+    f32::from_bits(if o >> 31 == 1 { o & !(1 << 31) } else { !o })
+}
+
+/// Up to five ascending, disjoint position ranges: what a scan tests.
+struct Spans {
+    at: [(usize, usize); 5],
+    n: usize,
+}
+
+impl Spans {
+    #[inline(always)]
+    fn one(start: usize, end: usize) -> Self {
+        Spans {
+            at: [(start, end); 5],
+            n: 1,
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, start: usize, end: usize) {
+        if start >= end {
+            return;
+        }
+        if self.n > 0 && self.at[self.n - 1].1 == start {
+            self.at[self.n - 1].1 = end;
+        } else {
+            self.at[self.n] = (start, end);
+            self.n += 1;
+        }
+    }
 }
 
 /// The bounds of no rectangle: it intersects nothing, and any rectangle grows it to itself.
@@ -193,10 +374,10 @@ impl<T> ItemList<T> {
             entries: Vec::new(),
             lanes: Vec::new(),
             tree,
-            banded: false,
             split: 0,
             centre_x: f32::NAN,
             bands: [EMPTY_BOUNDS; 2],
+            runs: None,
         }
     }
 
@@ -205,16 +386,13 @@ impl<T> ItemList<T> {
         self.tree
     }
 
-    /// Sets the x of the node's vertical centre line. The list must be empty.
-    pub(super) fn set_centre(&mut self, centre_x: f32) {
-        debug_assert!(self.entries.is_empty());
+    /// Makes this the list of an internal node whose vertical centre line is at `centre_x`:
+    /// sorts the entries into their groups and computes the bands. Entries move: the caller
+    /// sets their slots afterwards. The groups get their runs from
+    /// [`sort_runs`](Self::sort_runs).
+    pub(super) fn make_banded(&mut self, centre_x: f32) {
+        debug_assert!(!centre_x.is_nan());
         self.centre_x = centre_x;
-    }
-
-    /// Makes this the list of an internal node: sorts the entries into their groups and
-    /// computes the bands. Entries move: the caller sets their slots afterwards.
-    pub(super) fn make_banded(&mut self) {
-        self.banded = true;
         let mut split = 0;
         for p in 0..self.entries.len() {
             if self.crosses(&self.rect(p)) {
@@ -222,15 +400,38 @@ impl<T> ItemList<T> {
                 split += 1;
             }
         }
-        self.split = split;
+        self.split = split as u32;
+        self.reset_runs();
         self.refresh_bands();
     }
 
-    /// Makes this a leaf's list: no groups, no bands.
+    /// Whether the list keeps its groups and bands (an internal node's list): it knows the
+    /// node's centre line then.
+    #[inline(always)]
+    fn banded(&self) -> bool {
+        !self.centre_x.is_nan()
+    }
+
+    /// Entries before this position cross the centre line; zero when not banded.
+    #[inline(always)]
+    fn split(&self) -> usize {
+        self.split as usize
+    }
+
+    /// Makes this a leaf's list: no groups, no bands, no runs.
     pub(super) fn unband(&mut self) {
-        self.banded = false;
+        self.centre_x = f32::NAN;
         self.split = 0;
         self.bands = [EMPTY_BOUNDS; 2];
+        self.reset_runs();
+    }
+
+    fn reset_runs(&mut self) {
+        let split = self.split();
+        if let Some(runs) = &mut self.runs {
+            runs[0].reset(0);
+            runs[1].reset(split);
+        }
     }
 
     /// Whether `r` goes in the crossing group.
@@ -239,8 +440,150 @@ impl<T> ItemList<T> {
         r.min_x <= self.centre_x && self.centre_x <= r.max_x
     }
 
-    /// Appends an entry to its group and returns its position. An entry that had to make
-    /// room for it is reported to `moved` with its new position.
+    /// The positions of group `g`.
+    #[inline(always)]
+    fn group(&self, g: usize) -> (usize, usize) {
+        if g == 0 {
+            (0, self.split())
+        } else {
+            (self.split(), self.entries.len())
+        }
+    }
+
+    /// The run of group `g` (an empty one when the list keeps none).
+    #[inline(always)]
+    fn run(&self, g: usize) -> &Run {
+        &self.runs.as_deref().unwrap_or(&NO_RUNS)[g]
+    }
+
+    /// Whether `pos` is in group `g`'s run.
+    #[inline(always)]
+    fn in_run(&self, g: usize, pos: usize) -> bool {
+        self.runs.is_some() && self.run(g).index(pos).is_some()
+    }
+
+    /// The run of group `g`, if the list keeps runs.
+    #[inline(always)]
+    fn run_mut(&mut self, g: usize) -> Option<&mut Run> {
+        self.runs.as_deref_mut().map(|r| &mut r[g])
+    }
+
+    /// Whether either group keeps a run.
+    #[inline(always)]
+    fn has_runs(&self) -> bool {
+        self.runs
+            .as_deref()
+            .is_some_and(|r| r[0].len() + r[1].len() > 0)
+    }
+
+    /// The group of position `pos`: 0 for the crossing group.
+    #[inline(always)]
+    fn group_of(&self, pos: usize) -> usize {
+        usize::from(pos >= self.split())
+    }
+
+    /// After the entry at `pos` changed or was replaced: if `pos` is in a run, the run
+    /// learns its key.
+    #[inline(always)]
+    fn note(&mut self, pos: usize) {
+        if self.runs.is_none() {
+            return;
+        }
+        let g = self.group_of(pos);
+        let r = self.rect(pos);
+        if let Some(run) = self.run_mut(g) {
+            if let Some(i) = run.index(pos) {
+                let (k, ext) = key_of(g, &r);
+                run.write(i, k, ext);
+            }
+        }
+    }
+
+    /// The other group's run, when empty, starts where that group does.
+    #[inline(always)]
+    fn settle_runs(&mut self) {
+        let split = self.split();
+        if let Some(run) = self.run_mut(1) {
+            if run.len() == 0 {
+                run.reset(split);
+            }
+        }
+    }
+
+    /// Sorts group `g` along its line into one run, or leaves it without a run if it is
+    /// small. Every entry of the group is reported to `moved`.
+    fn sort_group(
+        &mut self,
+        g: usize,
+        scratch: &mut Vec<u64>,
+        moved: &mut impl FnMut(&Entry<T>, usize),
+    ) {
+        let (s, e) = self.group(g);
+        let n = e - s;
+        if n < RUN_MIN {
+            if let Some(run) = self.run_mut(g) {
+                run.reset(s);
+            }
+            return;
+        }
+        let runs = self.runs.get_or_insert_with(|| Box::new(NO_RUNS.clone()));
+        runs[g].reset(s);
+        // Keys in their total order's bits, above the offset in the group: one integer sort.
+        scratch.clear();
+        let mut ext = 0f64;
+        scratch.extend((s..e).map(|p| {
+            let (k, x) = key_of(g, &self.rect(p));
+            ext = ext.max(x);
+            (u64::from(ordered(k)) << 32) | (p - s) as u64
+        }));
+        scratch.sort_unstable();
+        if let Some(run) = self.run_mut(g) {
+            run.keys
+                .extend(scratch.iter().map(|&v| from_ordered((v >> 32) as u32)));
+            run.ext = ext;
+        }
+        // Entry `i` of the sorted group comes from offset `perm[i]`: follow each cycle with
+        // swaps, marking the visited offsets in bit 32.
+        const SEEN: u64 = 1 << 32;
+        for v in scratch.iter_mut() {
+            *v &= u64::from(u32::MAX);
+        }
+        for i in 0..n {
+            if scratch[i] & SEEN != 0 {
+                continue;
+            }
+            let mut cur = i;
+            loop {
+                let next = (scratch[cur] & u64::from(u32::MAX)) as usize;
+                scratch[cur] |= SEEN;
+                if next == i {
+                    break;
+                }
+                self.swap(s + cur, s + next);
+                cur = next;
+            }
+        }
+        for p in s..e {
+            moved(&self.entries[p], p);
+        }
+    }
+
+    /// Sorts both groups of an internal node's list into runs (the small ones into none).
+    /// Every entry of a sorted group is reported to `moved`.
+    pub(super) fn sort_runs(
+        &mut self,
+        scratch: &mut Vec<u64>,
+        mut moved: impl FnMut(&Entry<T>, usize),
+    ) {
+        if self.banded() {
+            for g in 0..2 {
+                self.sort_group(g, scratch, &mut moved);
+            }
+        }
+    }
+
+    /// Appends an entry to its group (to its run's unsorted tail) and returns its position.
+    /// An entry that had to make room for it is reported to `moved` with its new position.
     #[inline]
     pub(super) fn push(
         &mut self,
@@ -250,7 +593,7 @@ impl<T> ItemList<T> {
     ) -> usize {
         let p = self.entries.len();
         self.push_last(rect, entry);
-        if !self.banded {
+        if !self.banded() {
             return p;
         }
         let cross = self.crosses(&rect);
@@ -258,13 +601,29 @@ impl<T> ItemList<T> {
         if !cross {
             return p;
         }
-        let s = self.split;
+        let s = self.split();
         self.split += 1;
         if s != p {
+            // The other group's first entry makes room, and joins that group's tail.
             self.swap(s, p);
             moved(&self.entries[p], p);
         }
+        if self.runs.is_some() {
+            self.leave_front_of_run(s);
+        }
         s
+    }
+
+    /// After the groups' border moved up past `s`: the other group's run no longer holds
+    /// `s`, and when empty starts at the border.
+    #[inline(never)]
+    fn leave_front_of_run(&mut self, s: usize) {
+        if self.in_run(1, s) {
+            if let Some(run) = self.run_mut(1) {
+                run.pop_front();
+            }
+        }
+        self.settle_runs();
     }
 
     #[inline(always)]
@@ -320,12 +679,12 @@ impl<T> ItemList<T> {
     /// Recomputes both bands from the items: after many leave at once.
     pub(super) fn refresh_bands(&mut self) {
         self.bands = [EMPTY_BOUNDS; 2];
-        if !self.banded {
+        if !self.banded() {
             return;
         }
         for p in 0..self.entries.len() {
             let r = self.rect(p);
-            grow(&mut self.bands[usize::from(p >= self.split)], &r);
+            grow(&mut self.bands[usize::from(p >= self.split())], &r);
         }
     }
 
@@ -382,15 +741,18 @@ impl<T> ItemList<T> {
         mut pos: usize,
         mut moved: impl FnMut(&Entry<T>, usize),
     ) -> (Rect, Entry<T>) {
-        if pos < self.split {
+        if self.runs.is_some() {
+            return self.swap_remove_in_runs(pos, moved);
+        }
+        if pos < self.split() {
             // The last of the crossing group fills the hole, and its place becomes the first
             // of the rest, which the list's last entry fills below.
-            let s = self.split - 1;
+            let s = self.split() - 1;
             if pos != s {
                 self.swap(pos, s);
                 moved(&self.entries[pos], pos);
             }
-            self.split = s;
+            self.split = s as u32;
             pos = s;
         }
         let last = self.entries.len() - 1;
@@ -412,6 +774,63 @@ impl<T> ItemList<T> {
         (rect, entry)
     }
 
+    /// As [`swap_remove`](Self::swap_remove), keeping the runs: an entry that fills a hole
+    /// in a run is written into it as a move would be, and a run whose end leaves shrinks.
+    fn swap_remove_in_runs(
+        &mut self,
+        mut pos: usize,
+        mut moved: impl FnMut(&Entry<T>, usize),
+    ) -> (Rect, Entry<T>) {
+        if pos < self.split() {
+            // As in `swap_remove`.
+            let s = self.split() - 1;
+            let s_in_run = self.in_run(0, s);
+            if pos != s {
+                self.swap(pos, s);
+                moved(&self.entries[pos], pos);
+            }
+            if s_in_run {
+                if let Some(run) = self.run_mut(0) {
+                    run.pop_back();
+                }
+            }
+            if pos != s {
+                self.note(pos);
+            }
+            self.split = s as u32;
+            self.settle_runs();
+            pos = s;
+        }
+        let last = self.entries.len() - 1;
+        let last_in_run = self.in_run(1, last);
+        let rect = self.rect(pos);
+        let entry = self.entries.swap_remove(pos);
+        if pos != last {
+            let m = self.lanes[last / W].get(last % W);
+            self.lanes[pos / W].set(pos % W, &m);
+            moved(&self.entries[pos], pos);
+        }
+        if last % W == 0 {
+            self.lanes.pop();
+        } else {
+            self.lanes[last / W].clear(last % W);
+        }
+        if last_in_run {
+            if let Some(run) = self.run_mut(1) {
+                run.pop_back();
+            }
+        }
+        if pos != last {
+            self.note(pos);
+        }
+        self.settle_runs();
+        if self.entries.is_empty() {
+            self.bands = [EMPTY_BOUNDS; 2];
+            self.reset_runs();
+        }
+        (rect, entry)
+    }
+
     /// Changes the rectangle of the entry at `pos` and returns its position, which changes
     /// when it changes group; the entry it changed places with is reported to `moved`.
     ///
@@ -426,19 +845,23 @@ impl<T> ItemList<T> {
     ) -> usize {
         assert!(pos < self.entries.len());
         self.lanes[pos / W].set(pos % W, &rect);
-        if !self.banded {
+        if !self.banded() {
             return pos;
         }
         let cross = self.crosses(&rect);
         grow(&mut self.bands[usize::from(!cross)], &rect);
-        let to = match (pos < self.split, cross) {
+        if self.runs.is_some() {
+            return self.set_rect_in_runs(pos, cross, moved);
+        }
+        // No runs to keep: the groups alone, as cheap as a move can be.
+        let to = match (pos < self.split(), cross) {
             (true, false) => {
                 self.split -= 1;
-                self.split
+                self.split()
             }
             (false, true) => {
                 self.split += 1;
-                self.split - 1
+                self.split() - 1
             }
             _ => return pos,
         };
@@ -446,6 +869,65 @@ impl<T> ItemList<T> {
             self.swap(pos, to);
             moved(&self.entries[pos], pos);
         }
+        to
+    }
+
+    /// The rest of [`set_rect`](Self::set_rect) for a list with runs (the rectangle and the
+    /// band are written): apart, so that moves in lists without runs stay small.
+    #[inline(never)]
+    fn set_rect_in_runs(
+        &mut self,
+        pos: usize,
+        cross: bool,
+        mut moved: impl FnMut(&Entry<T>, usize),
+    ) -> usize {
+        let to = match (pos < self.split(), cross) {
+            (true, false) => {
+                // Out of the crossing group: the group's last entry takes its place.
+                let to = self.split() - 1;
+                let to_in_run = self.in_run(0, to);
+                if to != pos {
+                    self.swap(pos, to);
+                    moved(&self.entries[pos], pos);
+                }
+                if to_in_run {
+                    if let Some(run) = self.run_mut(0) {
+                        run.pop_back();
+                    }
+                }
+                if to != pos {
+                    self.note(pos);
+                }
+                self.split -= 1;
+                self.settle_runs();
+                to
+            }
+            (false, true) => {
+                // Into the crossing group: the other group's first entry takes its place.
+                let to = self.split();
+                let to_in_run = self.in_run(1, to);
+                if to != pos {
+                    self.swap(pos, to);
+                    moved(&self.entries[pos], pos);
+                }
+                if to_in_run {
+                    if let Some(run) = self.run_mut(1) {
+                        run.pop_front();
+                    }
+                }
+                self.split += 1;
+                if to != pos {
+                    self.note(pos);
+                }
+                self.settle_runs();
+                to
+            }
+            // A move within the group: only a run's key can change.
+            _ => {
+                self.note(pos);
+                pos
+            }
+        };
         to
     }
 
@@ -458,6 +940,7 @@ impl<T> ItemList<T> {
         self.lanes.clear();
         self.split = 0;
         self.bands = [EMPTY_BOUNDS; 2];
+        self.reset_runs();
     }
 
     /// Entries the list holds room for.
@@ -513,8 +996,35 @@ impl<T> ItemList<T> {
     {
         if self.lanes.len() > from / W + 1 {
             if let Some(avx) = Avx::detect() {
-                return avx.run(move || self.scan(r, from, f, |l, r| l.hits_avx(avx, r)));
+                return avx.run(move || self.scan_blocks(r, from, f, |l, r| l.hits_avx(avx, r)));
             }
+        }
+        self.scan_blocks(r, from, f, Lanes::hits)
+    }
+
+    /// As [`for_each_hit`](Self::for_each_hit) from position 0, reading only the window of
+    /// each run that `r` can meet: the region queries' scan. The pair search keeps to
+    /// `for_each_hit`, which tests every block of a group whose band `r` meets (the same
+    /// answer), since its small scans would pay the dispatch and gain little.
+    #[inline]
+    pub(super) fn for_each_hit_windowed<'a, B, F>(&'a self, r: &Rect, f: F) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+    {
+        if self.has_runs() {
+            return self.for_each_hit_in_spans(r, 0, f);
+        }
+        self.for_each_hit(r, 0, f)
+    }
+
+    /// The scan of a list with runs, apart from the scan of lists without.
+    #[inline(never)]
+    fn for_each_hit_in_spans<'a, B, F>(&'a self, r: &Rect, from: usize, f: F) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+    {
+        if let Some(avx) = Avx::detect() {
+            return avx.run(move || self.scan(r, from, f, |l, r| l.hits_avx(avx, r)));
         }
         self.scan(r, from, f, Lanes::hits)
     }
@@ -596,13 +1106,62 @@ impl<T> ItemList<T> {
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
         H: Fn(&Lanes, &Rect) -> u32,
     {
+        // A copy `f` cannot write to, so the query's edges are read once (see `gather`).
+        let r = *r;
+        if !self.has_runs() {
+            return self.scan_blocks(&r, from, f, hits);
+        }
+        let spans = self.spans(&r);
+        for &(start, end) in &spans.at[..spans.n] {
+            let start = start.max(from);
+            if start >= end {
+                continue;
+            }
+            let (b0, b1) = (start / W, (end - 1) / W);
+            // Lanes outside the span in its first and last blocks are masked off.
+            let mut skip = !0u32 << (start % W);
+            let last = (2u32 << ((end - 1) % W)) - 1;
+            for (b, lanes) in self.lanes[b0..=b1].iter().enumerate() {
+                let b = b0 + b;
+                let mut mask = hits(lanes, &r) & skip;
+                skip = !0;
+                if b == b1 {
+                    mask &= last;
+                }
+                while mask != 0 {
+                    let k = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    let e = &self.entries[b * W + k];
+                    let item = ItemRef {
+                        id: e.id.handle(self.tree),
+                        rect: lanes.get(k),
+                        value: &e.value,
+                    };
+                    f(item)?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The scan of a list without runs: whole blocks, the bands' window of them.
+    #[inline(always)]
+    fn scan_blocks<'a, B, F, H>(
+        &'a self,
+        r: &Rect,
+        from: usize,
+        mut f: F,
+        hits: H,
+    ) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
         let (lo, hi) = self.window(r);
         let first = (from / W).max(lo);
         let Some(blocks) = self.lanes.get(first..hi) else {
             return ControlFlow::Continue(());
         };
-        // A copy `f` cannot write to, so the query's edges are read once (see `gather`).
-        let r = *r;
         // Lanes before `from` in its block are masked off.
         let mut skip = if first == from / W {
             !0u32 << (from % W)
@@ -610,7 +1169,7 @@ impl<T> ItemList<T> {
             !0
         };
         for (b, lanes) in blocks.iter().enumerate() {
-            let mut mask = hits(lanes, &r) & skip;
+            let mut mask = hits(lanes, r) & skip;
             skip = !0;
             while mask != 0 {
                 let k = mask.trailing_zeros() as usize;
@@ -659,12 +1218,24 @@ impl<T> ItemList<T> {
     /// on its mask, and only hits are written to `out`.
     #[inline]
     pub(super) fn gather_hits(&self, r: &Rect, out: &mut Vec<ItemId>) {
+        if self.has_runs() {
+            return self.gather_hits_in_spans(r, out);
+        }
         if self.lanes.len() > 1 {
             if let Some(avx) = Avx::detect() {
                 return avx.run(move || self.gather(r, out, |l, r| l.hits_avx(avx, r)));
             }
         }
         self.gather(r, out, Lanes::hits);
+    }
+
+    /// As [`gather_hits`](Self::gather_hits), for a list with runs.
+    #[inline(never)]
+    fn gather_hits_in_spans(&self, r: &Rect, out: &mut Vec<ItemId>) {
+        if let Some(avx) = Avx::detect() {
+            return avx.run(move || self.gather_spans(r, out, |l, r| l.hits_avx(avx, r)));
+        }
+        self.gather_spans(r, out, Lanes::hits);
     }
 
     #[inline(always)]
@@ -687,6 +1258,37 @@ impl<T> ItemList<T> {
                 let k = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
                 out.push(self.entries[(first + b) * W + k].id.handle(self.tree));
+            }
+        }
+    }
+
+    /// As `gather`, over the spans of a list with runs.
+    #[inline(always)]
+    fn gather_spans<H>(&self, r: &Rect, out: &mut Vec<ItemId>, hits: H)
+    where
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
+        let r = *r;
+        let spans = self.spans(&r);
+        for &(start, end) in &spans.at[..spans.n] {
+            if start >= end {
+                continue;
+            }
+            let (b0, b1) = (start / W, (end - 1) / W);
+            let mut skip = !0u32 << (start % W);
+            let last = (2u32 << ((end - 1) % W)) - 1;
+            for (b, lanes) in self.lanes[b0..=b1].iter().enumerate() {
+                let b = b0 + b;
+                let mut mask = hits(lanes, &r) & skip;
+                skip = !0;
+                if b == b1 {
+                    mask &= last;
+                }
+                while mask != 0 {
+                    let k = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    out.push(self.entries[b * W + k].id.handle(self.tree));
+                }
             }
         }
     }
@@ -737,48 +1339,108 @@ impl<T> ItemList<T> {
         ControlFlow::Continue(())
     }
 
-    /// The blocks that a scan for `r` must test: a banded list leaves out a group whose band
-    /// `r` misses (the crossing group comes first, so what is left is one range). A block
-    /// shared by both groups is tested whole, which is right: items of a group whose band `r`
-    /// misses cannot intersect `r`.
+    /// The blocks that a scan for `r` must test in a list without runs: a banded list leaves
+    /// out a group whose band `r` misses (the crossing group comes first, so what is left is
+    /// one range). A block shared by both groups is tested whole, which is right: items of a
+    /// group whose band `r` misses cannot intersect `r`.
     #[inline(always)]
     fn window(&self, r: &Rect) -> (usize, usize) {
         let blocks = self.lanes.len();
-        if !self.banded || blocks < BANDED_BLOCKS {
+        if !self.banded() || blocks < BANDED_BLOCKS {
             return (0, blocks);
         }
         let first = if self.bands[0].intersects(r) {
             0
         } else {
-            self.split / W
+            self.split() / W
         };
         let end = if self.bands[1].intersects(r) {
             blocks
         } else {
-            self.split.div_ceil(W)
+            self.split().div_ceil(W)
         };
         (first, end)
     }
 
+    /// The positions that a scan for `r` must test, in order, in a list with runs. A banded list leaves out a
+    /// group whose band `r` misses, and of a group's run, the entries outside the window its
+    /// keys give for `r` (see [`Run`]); the group's entries outside its run are all tested.
+    #[inline(always)]
+    fn spans(&self, r: &Rect) -> Spans {
+        let len = self.entries.len();
+        if !self.banded() || self.lanes.len() < BANDED_BLOCKS {
+            return Spans::one(0, len);
+        }
+        let mut spans = Spans {
+            at: [(0, 0); 5],
+            n: 0,
+        };
+        if self.bands[0].intersects(r) {
+            let run = self.run(0);
+            if run.len() > 0 {
+                let (a, b) = run.window(r.min_y, r.max_y);
+                spans.add(a, b);
+                spans.add(run.len(), self.split());
+            } else {
+                spans.add(0, self.split());
+            }
+        }
+        if self.bands[1].intersects(r) {
+            let run = self.run(1);
+            if run.len() > 0 {
+                spans.add(self.split(), run.start);
+                let (a, b) = run.window(r.min_x, r.max_x);
+                spans.add(a, b);
+                spans.add(run.start + run.len(), len);
+            } else {
+                spans.add(self.split(), len);
+            }
+        }
+        spans
+    }
+
     /// Whether there is one block per eight entries, with empty lanes past the last entry,
-    /// and each entry in its group and inside its group's band.
+    /// each entry in its group and inside its group's band, and each run inside its group,
+    /// its keys sorted, and each of its entries within the reach its keys and slack give.
     pub(super) fn lanes_consistent(&self) -> bool {
         let len = self.entries.len();
         let inside = |b: &Rect, r: &Rect| {
             b.min_x <= r.min_x && b.min_y <= r.min_y && r.max_x <= b.max_x && r.max_y <= b.max_y
         };
+        let runs_fit = (0..2).all(|g| {
+            let run = self.run(g);
+            let (s, e) = self.group(g);
+            let keys = &run.keys[run.first.min(run.keys.len())..];
+            let placed = if run.len() == 0 {
+                self.runs.is_none() || (run.start == s && (self.banded() || run.keys.is_empty()))
+            } else {
+                self.banded()
+                    && (g == 1 || run.start == 0)
+                    && s <= run.start
+                    && run.start + run.len() <= e
+            };
+            placed
+                && keys.windows(2).all(|w| w[0] <= w[1])
+                && keys.iter().enumerate().all(|(i, &k)| {
+                    let (live, ext) = key_of(g, &self.rect(run.start + i));
+                    (live as f64) >= k as f64 - run.down
+                        && (live as f64) <= k as f64 + run.up
+                        && ext <= run.ext
+                })
+        });
         self.lanes.len() == len.div_ceil(W)
             && (len..self.lanes.len() * W)
                 .all(|p| self.lanes[p / W].get(p % W) == Lanes::EMPTY.get(0))
-            && self.split <= len
-            && (self.banded || self.split == 0)
+            && self.split() <= len
+            && (self.banded() || self.split() == 0)
+            && runs_fit
             && (0..len).all(|p| {
                 let r = self.rect(p);
-                if !self.banded {
+                if !self.banded() {
                     return true;
                 }
-                self.crosses(&r) == (p < self.split)
-                    && inside(&self.bands[usize::from(p >= self.split)], &r)
+                self.crosses(&r) == (p < self.split())
+                    && inside(&self.bands[usize::from(p >= self.split())], &r)
             })
     }
 }
@@ -1058,20 +1720,37 @@ mod tests {
 
     /// A list split at a centre line: through random pushes, moves (some across the line) and
     /// removals, the positions reported to `moved` stay right, every entry stays in its group
-    /// and band, and the banded scans find what brute force finds.
+    /// and band, the runs (sorted now and then, more or less often) stay sorted with every
+    /// entry within their reach, and the banded scans find what brute force finds.
     #[test]
-    fn groups_and_bands_follow_every_change() {
-        let mut rng = Lcg(13);
+    fn groups_bands_and_runs_follow_every_change() {
+        for (seed, sort_every, steps) in [(13, 700, 3000), (17, 97, 1500), (19, 1500, 3000)] {
+            groups_bands_and_runs_follow(seed, sort_every, steps);
+        }
+    }
+
+    fn groups_bands_and_runs_follow(seed: u64, sort_every: usize, steps: usize) {
+        let mut rng = Lcg(seed);
         let mut items = ItemList::default();
-        items.set_centre(8.0);
-        items.make_banded();
+        items.make_banded(8.0);
+        let mut scratch = Vec::new();
         // Payload: the item's number; `at[v]` its position as the callbacks report it.
         let mut rects: Vec<Option<Rect>> = Vec::new();
         let mut at: Vec<usize> = Vec::new();
-        for step in 0..600 {
+        let mut sorted_once = false;
+        for step in 0..steps {
             let live: Vec<usize> = (0..rects.len()).filter(|&v| rects[v].is_some()).collect();
-            match rng.coord() as usize % 4 {
-                0 | 1 => {
+            // Grow to a few hundred items, then churn; a full sort now and then.
+            let choice = if live.len() > 400 {
+                2 + rng.coord() as usize % 2
+            } else {
+                rng.coord() as usize % 5
+            };
+            if step % sort_every == sort_every / 2 {
+                items.sort_runs(&mut scratch, |e, p| at[e.value] = p);
+            }
+            match choice {
+                0 | 1 | 4 => {
                     let v = rects.len();
                     let rect = rng.rect();
                     let id = crate::quadtree::SlotKey {
@@ -1086,6 +1765,19 @@ mod tests {
                 2 if !live.is_empty() => {
                     let v = live[step % live.len()];
                     let rect = rng.rect();
+                    // Mostly small moves, as moving objects make, sometimes a jump.
+                    let old = rects[v].unwrap();
+                    let rect = if step % 3 == 0 {
+                        rect
+                    } else {
+                        let (dx, dy) = (rng.coord() / 16.0 - 0.45, rng.coord() / 16.0 - 0.45);
+                        Rect::new(
+                            old.min_x + dx,
+                            old.min_y + dy,
+                            old.max_x + dx,
+                            old.max_y + dy,
+                        )
+                    };
                     at[v] = items.set_rect(at[v], rect, |e, p| at[e.value] = p);
                     rects[v] = Some(rect);
                 }
@@ -1097,7 +1789,8 @@ mod tests {
                 }
                 _ => {}
             }
-            assert!(items.lanes_consistent(), "step {step}");
+            assert!(items.lanes_consistent(), "seed {seed}, step {step}");
+            sorted_once |= items.has_runs();
             for (v, r) in rects.iter().enumerate() {
                 if let Some(r) = r {
                     assert_eq!((items[at[v]].value, items.rect(at[v])), (v, *r));
@@ -1131,7 +1824,30 @@ mod tests {
             let mut gathered: Vec<usize> = gathered.iter().map(|id| id.index as usize).collect();
             gathered.sort_unstable();
             assert_eq!(gathered, want);
+            // The portable block test, and a scan from a position on.
+            let from = step % (items.len() + 1);
+            let want: Vec<usize> = want.into_iter().filter(|&v| at[v] >= from).collect();
+            let mut portable = Vec::new();
+            let _ = items.scan(
+                &q,
+                from,
+                |e| {
+                    portable.push(*e.value);
+                    ControlFlow::<()>::Continue(())
+                },
+                hits_scalar,
+            );
+            portable.sort_unstable();
+            assert_eq!(portable, want);
         }
+        assert!(sorted_once, "seed {seed}: the runs must be exercised");
+    }
+
+    /// The walks read nodes by index, and a node of 128 bytes is a shift away.
+    #[test]
+    fn a_node_fits_in_128_bytes() {
+        assert!(std::mem::size_of::<crate::quadtree::arena::Node<u32>>() <= 128);
+        assert!(std::mem::size_of::<crate::quadtree::arena::Node<[u32; 2]>>() <= 128);
     }
 
     #[test]

@@ -55,6 +55,19 @@
 //!   internal sorts its list once, and a band never shrinks until its list is emptied or
 //!   rebuilt (a split or a collapse), so items that left keep a band wider than it must be.
 //!   Leaves keep no groups: their items spread over the whole cell.
+//! - **Large groups are also sorted along their line.** A group of 64 or more straddlers can
+//!   keep a run sorted by the edge along the line it crosses (the crossing group by `min_y`,
+//!   the rest by `min_x`), with the keys kept beside it; a region query binary-searches them
+//!   and tests only the slice its range meets, plus the group's unsorted entries.
+//!   [`Quadtree::sort_straddlers`] sorts on demand; nothing else sorts (a bulk build neither,
+//!   as the order of the items is the order of the pairs a simulation resolves), so inserts
+//!   and moves stay O(1): an item that joins a group waits in its unsorted
+//!   tail, an item that moves keeps its place and the run widens its reach (how far any key
+//!   has drifted, and the longest extent) to cover it, and a hole a removal leaves is filled
+//!   like a move. The cost: a run's reach only grows until the next sort, so after much
+//!   movement a query reads more of it; the unsorted entries are scanned whole; the pair
+//!   search reads whole groups, as before (its scans are small and many, and a dispatch on
+//!   runs cost it more than the runs saved).
 //! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
 //!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to
 //!   update), even though they make more rectangle tests.
@@ -78,8 +91,10 @@
 //! # Where it falls short
 //! - Under exact placement a rectangle that crosses a large cell's centre lines stays in that
 //!   node however small it is (with many items, about `2 * item side / world side` of them
-//!   sit at the root). The bands keep queries away from the lines from scanning them, but a
-//!   query on a line still scans every straddler of that line's band.
+//!   sit at the root). The bands keep queries away from the lines from scanning them, and
+//!   sorted runs let a query on a line read only the stretch of the line it covers; but only
+//!   after [`Quadtree::sort_straddlers`]: until then a query on a line scans every
+//!   straddler of that line's band.
 //! - A one-by-one build of a million items into a fresh tree is bound by the first write to
 //!   fresh memory (page faults), not by placement: a comparable share of its time goes to
 //!   faulting in the pages the lists need.
@@ -227,5 +242,7 @@ pub struct Quadtree<T> {
     len: usize,
     /// Reused work list for splits, merges and bulk placement.
     scratch: Vec<u32>,
+    /// Reused keys for sorting the runs of item lists.
+    sort_scratch: Vec<u64>,
     bulk: bulk::BulkScratch<T>,
 }

@@ -128,7 +128,7 @@ impl<T> Quadtree<T> {
             counts.nodes_visited += 1;
             counts.items_tested += node.items.len();
             visit(&self.node_info(n, node));
-            if let ControlFlow::Break(b) = node.items.for_each_hit(query, 0, &mut f) {
+            if let ControlFlow::Break(b) = node.items.for_each_hit_windowed(query, &mut f) {
                 return Ok((ControlFlow::Break(b), counts));
             }
             self.push_children(&mut stack, node, range);

@@ -91,7 +91,7 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         self.walk_nodes(0, self.cell_range(query), |node| {
-            node.items.for_each_hit(query, 0, &mut f)
+            node.items.for_each_hit_windowed(query, &mut f)
         })
     }
 
