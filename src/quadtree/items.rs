@@ -653,7 +653,7 @@ impl<T> ItemList<T> {
     #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn keeps_group(&self, pos: usize, r: &Rect) -> bool {
-        !self.banded || (pos < self.split) == self.crosses(r)
+        !self.banded() || (pos < self.split()) == self.crosses(r)
     }
 
     /// Rewrites in place the rectangle of every entry that `new_rect` (given the entry's slot
@@ -662,6 +662,21 @@ impl<T> ItemList<T> {
     #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     #[inline]
     pub(super) fn rewrite_each(&mut self, mut new_rect: impl FnMut(u32) -> Option<Rect>) {
+        if self.runs.is_some() {
+            // A rewritten entry in a run is written into it as a move would be.
+            let mut rewritten = false;
+            for p in 0..self.entries.len() {
+                if let Some(r) = new_rect(self.entries[p].id.index) {
+                    self.lanes[p / W].set(p % W, &r);
+                    self.note(p);
+                    rewritten = true;
+                }
+            }
+            if rewritten {
+                self.refresh_bands();
+            }
+            return;
+        }
         let mut rewritten = false;
         for (lanes, entries) in self.lanes.iter_mut().zip(self.entries.chunks(W)) {
             for (k, e) in entries.iter().enumerate() {
@@ -671,7 +686,7 @@ impl<T> ItemList<T> {
                 }
             }
         }
-        if rewritten && self.banded {
+        if rewritten && self.banded() {
             self.refresh_bands();
         }
     }
@@ -1748,6 +1763,28 @@ mod tests {
             };
             if step % sort_every == sort_every / 2 {
                 items.sort_runs(&mut scratch, |e, p| at[e.value] = p);
+            }
+            if step % 40 == 20 {
+                // Many in-place moves at once, as a batch update makes: each entry a small
+                // step, where it keeps its group.
+                let (dx, dy) = (rng.coord() / 8.0 - 1.0, rng.coord() / 8.0 - 1.0);
+                let mut next: Vec<Option<Rect>> = vec![None; rects.len()];
+                for (v, r) in rects.iter_mut().enumerate() {
+                    if let Some(old) = *r {
+                        let new = Rect::new(
+                            old.min_x + dx,
+                            old.min_y + dy,
+                            old.max_x + dx,
+                            old.max_y + dy,
+                        );
+                        if v % 3 != 0 && items.keeps_group(at[v], &new) {
+                            next[v] = Some(new);
+                            *r = Some(new);
+                        }
+                    }
+                }
+                // The slot index is the item's number here.
+                items.rewrite_each(|index| next[index as usize]);
             }
             match choice {
                 0 | 1 | 4 => {
