@@ -215,21 +215,9 @@ impl Overlay {
         else {
             return;
         };
-        let height = *height as f32;
         gl_use_material(m);
         for b in &self.boxes {
-            draw_texture_ex(
-                &target.texture,
-                b.x,
-                b.y,
-                WHITE,
-                DrawTextureParams {
-                    dest_size: Some(vec2(b.w, b.h)),
-                    source: Some(Rect::new(b.x, height - b.y - b.h, b.w, b.h)),
-                    flip_y: true,
-                    ..Default::default()
-                },
-            );
+            show_box(target, *height, b);
         }
         gl_use_default_material();
     }
@@ -280,18 +268,7 @@ impl PanelCache {
             return;
         };
         gl_use_material(m);
-        draw_texture_ex(
-            &target.texture,
-            b.x,
-            b.y,
-            WHITE,
-            DrawTextureParams {
-                dest_size: Some(vec2(b.w, b.h)),
-                source: Some(Rect::new(b.x, *height as f32 - b.y - b.h, b.w, b.h)),
-                flip_y: true,
-                ..Default::default()
-            },
-        );
+        show_box(target, *height, &b);
         gl_use_default_material();
     }
 
@@ -366,4 +343,21 @@ fn hash_and_bounds(list: &[DrawList]) -> (u64, Option<[f32; 4]>) {
         }
     }
     (h.finish(), bounds)
+}
+
+/// Draws box `b` of a window-sized `target` (`height` pixels high, rows bottom-up) at the same
+/// place on the window.
+fn show_box(target: &RenderTarget, height: u32, b: &Rect) {
+    draw_texture_ex(
+        &target.texture,
+        b.x,
+        b.y,
+        WHITE,
+        DrawTextureParams {
+            dest_size: Some(vec2(b.w, b.h)),
+            source: Some(Rect::new(b.x, height as f32 - b.y - b.h, b.w, b.h)),
+            flip_y: true,
+            ..Default::default()
+        },
+    );
 }
