@@ -893,6 +893,74 @@ fn the_instanced_renderer_draws_what_the_canvas_draws() {
     );
 }
 
+/// The canvas shown by a framebuffer blit (in the window's pixel order) and as a textured
+/// quad (as in WebGL) gives the same pixels.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_canvas_blitted_shows_what_the_textured_quad_shows() {
+    let shots = ["on", "off"].map(|blit| {
+        let shot = temp_png(&format!("blit_{blit}.png"));
+        let stdout = run(&[
+            "--blit",
+            blit,
+            "--renderer",
+            "canvas",
+            "--spawn",
+            "3000",
+            "--frames",
+            "10",
+            "--gravity",
+            "off",
+            "--seed",
+            "5",
+            "--right-click",
+            "900,900",
+            "--press",
+            "tab@1",
+            "--screenshot",
+            shot.to_str().unwrap(),
+        ]);
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("renderer: canvas ("))
+            .unwrap_or_else(|| panic!("no canvas renderer line in\n{stdout}"));
+        let route = if blit == "on" {
+            ", blit;"
+        } else {
+            ", textured quad;"
+        };
+        assert!(line.contains(route), "{line}");
+        Png::read(&shot)
+    });
+    let [blitted, quad] = &shots;
+    assert_eq!((blitted.width, blitted.height), (quad.width, quad.height));
+    // Below the quad's report panel, whose query time differs from run to run.
+    let mut differ = 0;
+    for y in 160..blitted.height {
+        for x in 0..blitted.width {
+            differ += usize::from(blitted.at(x, y) != quad.at(x, y));
+        }
+    }
+    assert_eq!(differ, 0, "pixels where the blit differs");
+    let count = |rgb: [u8; 3]| {
+        (160..blitted.height)
+            .flat_map(|y| (0..blitted.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| blitted.is(x, y, rgb))
+            .count()
+    };
+    // Red and blue in their places: the magenta highlights and the blue quad's edge.
+    assert!(
+        count(HIGHLIGHT) > 100,
+        "{} highlight pixels",
+        count(HIGHLIGHT)
+    );
+    assert!(
+        count(QUAD_EDGE) > 100,
+        "{} quad edge pixels",
+        count(QUAD_EDGE)
+    );
+}
+
 /// The renderer is chosen from OpenGL's renderer string: software OpenGL gets the canvas.
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]

@@ -283,6 +283,9 @@ pub struct App {
     pub profile: Profile,
     /// Which renderer draws the particles, and on which OpenGL.
     pub renderer: String,
+    /// Depth of the node holding each particle, by particle index, as of the last
+    /// [`begin_frame`](Self::begin_frame) in depth colouring.
+    pub depth: Vec<u8>,
 }
 
 impl App {
@@ -327,6 +330,7 @@ impl App {
             fixed: FixedStep::new(STEP_SECONDS, DEFAULT_MAX_STEPS_PER_FRAME)?,
             profile: Profile::default(),
             renderer: String::new(),
+            depth: Vec::new(),
         })
     }
 
@@ -663,8 +667,13 @@ impl App {
         } else {
             self.fixed.advance(real_seconds)
         };
-        if self.report_shown() {
-            self.probe.run(&self.sim, self.clock);
+        // One walk over the tree serves the depth colours and the query's drift.
+        let shown = self.report_shown();
+        if shown || self.display.colors == ColorMode::Depth {
+            let drift = super::scene::walk_tree(&self.sim, &mut self.depth);
+            if shown {
+                self.probe.run_with_drift(&self.sim, drift, self.clock);
+            }
         }
         steps
     }

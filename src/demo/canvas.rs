@@ -39,12 +39,36 @@ void main() {
 /// Fewest rows a band gets: below this a thread's start costs more than its share saves.
 const MIN_BAND_ROWS: usize = 64;
 
+/// The order of a canvas pixel's bytes; rows go from the top either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// RGBA: what a texture drawn as a quad takes (WebGL, OpenGL 2).
+    Rgba,
+    /// BGRA: the window's own channel order, so that `glBlitFramebuffer` shows the canvas as
+    /// a plain copy of rows (Mesa's llvmpipe copies memory there instead of running a shader
+    /// over every pixel of the window; see [`Blit`]).
+    Bgra,
+}
+
+impl Layout {
+    /// `rgba` in this layout's channel order.
+    #[inline]
+    fn order(self, [r, g, b, a]: [u8; 4]) -> [u8; 4] {
+        match self {
+            Layout::Rgba => [r, g, b, a],
+            Layout::Bgra => [b, g, r, a],
+        }
+    }
+}
+
 /// The canvas, sized to the window.
 pub struct Canvas {
     image: Image,
     texture: Option<Texture2D>,
     /// The opaque material, made on first use (it needs the window's context).
     opaque: Option<Option<Material>>,
+    /// How `image` holds its pixels.
+    layout: Layout,
     #[cfg(not(target_arch = "wasm32"))]
     blit: Blit,
     /// The scene the image holds, and whether the texture holds the image: a frame whose
@@ -63,27 +87,35 @@ struct Band<'a> {
     height: usize,
     y0: usize,
     y1: usize,
+    layout: Layout,
 }
 
 impl Band<'_> {
+    /// Where row `row` (of the canvas, inside the band) starts in the band's bytes.
+    #[inline]
+    fn row_start(&self, row: usize) -> usize {
+        (row - self.y0) * self.width * 4
+    }
+
     /// Fills the pixels `x0..x1` x `y0..y1` (clipped to the canvas already) that lie in the band.
     #[inline]
     fn fill_pixels(&mut self, x0: usize, y0: usize, x1: usize, y1: usize, rgba: [u8; 4]) {
-        let stride = self.width * 4;
+        let color = self.layout.order(rgba);
         for row in y0.max(self.y0)..y1.min(self.y1) {
-            let at = (row - self.y0) * stride;
+            let at = self.row_start(row);
             for px in self.bytes[at + x0 * 4..at + x1 * 4].chunks_exact_mut(4) {
-                px.copy_from_slice(&rgba);
+                px.copy_from_slice(&color);
             }
         }
     }
 
     /// Blends `rgb` with opacity `alpha` over the pixels `x0..x1` x `y0..y1` in the band.
-    fn tint_pixels(&mut self, [x0, y0, x1, y1]: [usize; 4], rgb: [u8; 3], alpha: u8) {
+    fn tint_pixels(&mut self, [x0, y0, x1, y1]: [usize; 4], [r, g, b]: [u8; 3], alpha: u8) {
         let a = u32::from(alpha);
-        let stride = self.width * 4;
+        let [r, g, b, _] = self.layout.order([r, g, b, 255]);
+        let rgb = [r, g, b];
         for row in y0.max(self.y0)..y1.min(self.y1) {
-            let at = (row - self.y0) * stride;
+            let at = self.row_start(row);
             for px in self.bytes[at + x0 * 4..at + x1 * 4].chunks_exact_mut(4) {
                 for c in 0..3 {
                     px[c] = ((u32::from(px[c]) * (255 - a) + u32::from(rgb[c]) * a) / 255) as u8;
@@ -95,8 +127,9 @@ impl Band<'_> {
     /// Draws the scene's part in this band.
     fn paint(&mut self, scene: &Scene) {
         let (w, h) = (self.width, self.height);
+        let background = self.layout.order(scene.background);
         for px in self.bytes.chunks_exact_mut(4) {
-            px.copy_from_slice(&scene.background);
+            px.copy_from_slice(&background);
         }
         if let Some((r, rgba)) = scene.floor {
             if let Some([x0, y0, x1, y1]) = span(r, w, h) {
@@ -141,12 +174,21 @@ impl Band<'_> {
 }
 
 impl Canvas {
-    /// An empty canvas; it takes the window's size on the first [`paint`](Self::paint).
-    pub fn new() -> Self {
+    /// An empty canvas in `layout`; it takes the window's size on the first
+    /// [`paint`](Self::paint). [`Layout::Bgra`] is shown with a framebuffer blit
+    /// (desktop OpenGL 3 and newer), and falls back to the textured quad where that fails.
+    pub fn new(layout: Layout) -> Self {
         Canvas {
             image: Image::empty(),
             texture: None,
             opaque: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            layout,
+            #[cfg(target_arch = "wasm32")]
+            layout: {
+                let _ = layout;
+                Layout::Rgba
+            },
             #[cfg(not(target_arch = "wasm32"))]
             blit: Blit::default(),
             painted: Scene::default(),
@@ -169,6 +211,7 @@ impl Canvas {
         let (w, h) = (usize::from(width), usize::from(height));
         let bands = bands.clamp(1, (h / MIN_BAND_ROWS).max(1));
         let rows = h.div_ceil(bands);
+        let layout = self.layout;
         let band = |(i, bytes): (usize, &mut [u8])| {
             let y0 = i * rows;
             let y1 = (y0 + rows).min(h);
@@ -178,6 +221,7 @@ impl Canvas {
                 height: h,
                 y0,
                 y1,
+                layout,
             }
             .paint(scene);
         };
@@ -198,15 +242,39 @@ impl Canvas {
             .for_each(band);
     }
 
-    /// The canvas's pixel at `(x, y)`, for tests.
+    /// The canvas's pixel at `(x, y)`, as RGBA, for tests.
     #[cfg(test)]
     pub fn pixel(&self, x: usize, y: usize) -> [u8; 4] {
         let i = (y * usize::from(self.image.width) + x) * 4;
-        self.image.bytes[i..i + 4].try_into().unwrap()
+        let px: [u8; 4] = self.image.bytes[i..i + 4].try_into().unwrap();
+        // The swap is its own inverse.
+        self.layout.order(px)
+    }
+
+    /// Turns the image into [`Layout::Rgba`] (when the blit turned out unusable).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn swap_to_rgba(&mut self) {
+        if self.layout == Layout::Rgba {
+            return;
+        }
+        for px in self.image.bytes.chunks_exact_mut(4) {
+            px.swap(0, 2);
+        }
+        self.layout = Layout::Rgba;
+        self.uploaded = false;
     }
 
     /// Uploads the frame and draws it over the whole window.
     pub fn present(&mut self) {
+        let (w, h) = (self.image.width, self.image.height);
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.layout == Layout::Bgra {
+            if self.blit.show(&self.image.bytes, w, h, !self.uploaded) {
+                self.uploaded = true;
+                return;
+            }
+            self.swap_to_rgba();
+        }
         let opaque = self.opaque.get_or_insert_with(|| {
             let shader = ShaderSource::Glsl {
                 vertex: VERTEX,
@@ -215,7 +283,6 @@ impl Canvas {
             // Without it (a backend that refuses the shader) the default, blended one serves.
             load_material(shader, MaterialParams::default()).ok()
         });
-        let (w, h) = (self.image.width, self.image.height);
         if self
             .texture
             .as_ref()
@@ -231,10 +298,6 @@ impl Canvas {
                 texture.update(&self.image);
                 self.uploaded = true;
             }
-            #[cfg(not(target_arch = "wasm32"))]
-            if self.blit.show(texture, w, h) {
-                return;
-            }
             if let Some(material) = opaque {
                 gl_use_material(material);
             }
@@ -244,16 +307,17 @@ impl Canvas {
     }
 }
 
-/// Shows the canvas's texture with `glBlitFramebuffer` from a framebuffer object around it
-/// (desktop OpenGL 3 and newer; WebGL1 has no blit): under llvmpipe the copy takes less wall
-/// time than drawing a textured quad over the window.
+/// Shows the canvas with `glBlitFramebuffer` from a framebuffer object around a texture of
+/// its own (desktop OpenGL 3 and newer; WebGL1 has no blit). The texture is made from BGRA
+/// bytes, so that OpenGL stores it in the window's channel order: under Mesa's llvmpipe such
+/// a blit is a copy of rows, where a converting one runs a shader over every pixel.
 #[cfg(not(target_arch = "wasm32"))]
 #[derive(Default)]
 struct Blit {
     /// The framebuffer object and the GL texture it wraps; 0 before the first frame.
     fbo: u32,
     texture: u32,
-    /// The texture's size: a new texture after a resize may reuse the old one's GL name.
+    /// The texture's size.
     size: (u16, u16),
     /// Set once the blit turned out unusable: the textured quad serves instead.
     refused: bool,
@@ -261,16 +325,21 @@ struct Blit {
 
 #[cfg(not(target_arch = "wasm32"))]
 impl Blit {
-    /// Copies `texture` (`w` x `h`) over the window's top-left corner, flipped so that its
-    /// first row is the window's top row. False (nothing drawn) where that cannot be done.
-    fn show(&mut self, texture: &Texture2D, w: u16, h: u16) -> bool {
+    /// `GL_BGRA`, which miniquad does not name.
+    const GL_BGRA: u32 = 0x80E1;
+    const GL_TEXTURE_BINDING_2D: u32 = 0x8069;
+
+    /// Copies `bytes` (`w` x `h`, BGRA, top row first) over the window, uploading them
+    /// first when `upload` (or the size changed). False (nothing drawn) where that cannot be
+    /// done.
+    fn show(&mut self, bytes: &[u8], w: u16, h: u16, upload: bool) -> bool {
         use macroquad::miniquad::gl::*;
-        use macroquad::miniquad::RawId;
         if self.refused {
             return false;
         }
         // SAFETY: the window's context is current on this thread; macroquad's pending draws are
-        // flushed first, and the framebuffer binding is restored before macroquad draws again.
+        // flushed first, and the texture and framebuffer bindings that miniquad's state cache
+        // knows are restored before macroquad draws again.
         unsafe {
             let mut gl = macroquad::window::get_internal_gl();
             if !gl.quad_context.info().glsl_support.v330 {
@@ -278,37 +347,84 @@ impl Blit {
                 return false;
             }
             gl.flush();
-            let raw = match gl.quad_context.texture_raw_id(texture.raw_miniquad_id()) {
-                RawId::OpenGl(id) => id,
-                #[allow(unreachable_patterns)]
-                _ => {
-                    self.refused = true;
-                    return false;
-                }
-            };
+            let (wi, hi) = (i32::from(w), i32::from(h));
             let mut window_fbo = 0;
             glGetIntegerv(GL_FRAMEBUFFER_BINDING, &mut window_fbo);
-            if (self.texture, self.size) != (raw, (w, h)) {
-                if self.fbo != 0 {
-                    glDeleteFramebuffers(1, &self.fbo);
+            let mut bound_texture = 0;
+            glGetIntegerv(Self::GL_TEXTURE_BINDING_2D, &mut bound_texture);
+            let resized = self.size != (w, h) || self.texture == 0;
+            if resized || upload {
+                if self.texture == 0 {
+                    glGenTextures(1, &mut self.texture);
                 }
-                glGenFramebuffers(1, &mut self.fbo);
+                glBindTexture(GL_TEXTURE_2D, self.texture);
+                glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+                let pixels = bytes.as_ptr().cast();
+                if resized {
+                    // The unsized internal format lets Mesa keep the BGRA order it is given.
+                    glTexImage2D(
+                        GL_TEXTURE_2D,
+                        0,
+                        GL_RGBA as i32,
+                        wi,
+                        hi,
+                        0,
+                        Self::GL_BGRA,
+                        GL_UNSIGNED_BYTE,
+                        pixels,
+                    );
+                    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST as i32);
+                    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST as i32);
+                } else {
+                    glTexSubImage2D(
+                        GL_TEXTURE_2D,
+                        0,
+                        0,
+                        0,
+                        wi,
+                        hi,
+                        Self::GL_BGRA,
+                        GL_UNSIGNED_BYTE,
+                        pixels,
+                    );
+                }
+                glBindTexture(GL_TEXTURE_2D, bound_texture as u32);
+            }
+            if resized {
+                if self.fbo == 0 {
+                    glGenFramebuffers(1, &mut self.fbo);
+                }
                 glBindFramebuffer(GL_FRAMEBUFFER, self.fbo);
-                glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, raw, 0);
+                glFramebufferTexture2D(
+                    GL_FRAMEBUFFER,
+                    GL_COLOR_ATTACHMENT0,
+                    GL_TEXTURE_2D,
+                    self.texture,
+                    0,
+                );
                 let complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
                 glBindFramebuffer(GL_FRAMEBUFFER, window_fbo as u32);
-                self.texture = raw;
                 self.size = (w, h);
                 if !complete {
                     self.refused = true;
                     return false;
                 }
             }
-            let (w, h) = (i32::from(w), i32::from(h));
+            // miniquad leaves the scissor test on after a draw; a scissored blit is not a
+            // plain copy for Mesa. It is switched on again for miniquad, which expects it.
+            let mut scissor = 0;
+            glGetIntegerv(GL_SCISSOR_TEST, &mut scissor);
+            glDisable(GL_SCISSOR_TEST);
             glBindFramebuffer(GL_READ_FRAMEBUFFER, self.fbo);
             glBindFramebuffer(GL_DRAW_FRAMEBUFFER, window_fbo as u32);
-            glBlitFramebuffer(0, 0, w, h, 0, h, w, 0, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+            // Flipped in OpenGL's coordinates, which count the window's rows from the bottom
+            // and the texture's from its first row: in memory both are top row first, so
+            // this is the blit that copies rows as they are.
+            glBlitFramebuffer(0, 0, wi, hi, 0, hi, wi, 0, GL_COLOR_BUFFER_BIT, GL_NEAREST);
             glBindFramebuffer(GL_FRAMEBUFFER, window_fbo as u32);
+            if scissor != 0 {
+                glEnable(GL_SCISSOR_TEST);
+            }
         }
         true
     }
@@ -345,10 +461,10 @@ mod tests {
     #[test]
     fn bands_give_the_same_pixels_as_one_thread() {
         let scene = scene();
-        let mut one = Canvas::new();
+        let mut one = Canvas::new(Layout::Rgba);
         one.paint(300, 200, &scene, 1);
         // 200 rows in bands of at least 64: three bands, the last one short.
-        let mut banded = Canvas::new();
+        let mut banded = Canvas::new(Layout::Rgba);
         banded.paint(300, 200, &scene, 8);
         assert!(one.image.bytes == banded.image.bytes, "the bands differ");
         assert_eq!(
@@ -367,9 +483,32 @@ mod tests {
     }
 
     #[test]
+    fn the_window_order_holds_the_same_pixels_with_red_and_blue_swapped() {
+        let scene = scene();
+        let mut rgba = Canvas::new(Layout::Rgba);
+        rgba.paint(300, 200, &scene, 1);
+        let mut bgra = Canvas::new(Layout::Bgra);
+        bgra.paint(300, 200, &scene, 3);
+        for (a, b) in rgba
+            .image
+            .bytes
+            .chunks_exact(4)
+            .zip(bgra.image.bytes.chunks_exact(4))
+        {
+            assert_eq!([a[2], a[1], a[0], a[3]], b);
+        }
+        assert_eq!(bgra.pixel(65, 65), HIGHLIGHT);
+        assert_eq!(bgra.image.bytes[..4], [255, 255, 255, 255]);
+        // The floor's blue and red are not the same, so the swap shows.
+        assert_eq!(bgra.pixel(150, 190)[..3], rgba.pixel(150, 190)[..3]);
+        bgra.swap_to_rgba();
+        assert!(bgra.image.bytes == rgba.image.bytes);
+    }
+
+    #[test]
     fn an_unchanged_scene_is_not_filled_again_and_a_changed_one_is() {
         let mut scene = scene();
-        let mut canvas = Canvas::new();
+        let mut canvas = Canvas::new(Layout::Rgba);
         canvas.paint(300, 200, &scene, 2);
         let first = canvas.image.bytes.clone();
         // As after `present`: the texture holds the image.
@@ -380,7 +519,7 @@ mod tests {
         scene.highlights.push((150, 190, HIGHLIGHT));
         canvas.paint(300, 200, &scene, 2);
         assert!(!canvas.uploaded, "a changed scene must be uploaded");
-        let mut fresh = Canvas::new();
+        let mut fresh = Canvas::new(Layout::Rgba);
         fresh.paint(300, 200, &scene, 1);
         assert!(canvas.image.bytes == fresh.image.bytes);
         assert!(canvas.image.bytes != first);

@@ -135,6 +135,12 @@ pub struct Args {
     /// (off: drawn every frame, the same pixels).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub overlay_cache: Switch,
+
+    /// Windowed, canvas renderer: show the canvas by copying it onto the window with a
+    /// framebuffer blit, filled in the window's own pixel order (desktop OpenGL 3 and newer);
+    /// off: as a textured quad over the window (as in WebGL). The same pixels either way.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub blit: Switch,
 }
 
 /// Renderers on the command line.

@@ -2,7 +2,6 @@
 //! allocates per particle or per frame once its buffers have grown; text reuses one string.
 
 use std::fmt::Write as _;
-use std::ops::ControlFlow;
 
 use macroquad::camera::set_default_camera;
 use macroquad::color::Color;
@@ -95,8 +94,6 @@ pub struct Scratch {
     pub bands: usize,
     scene: Scene,
     text: String,
-    /// Depth of the node holding each particle, by particle index.
-    depth: Vec<u8>,
     /// Whether each particle touches another one.
     touching: Vec<bool>,
     /// The help overlay's lines, built once.
@@ -115,7 +112,6 @@ impl Scratch {
             bands: super::platform::threads(),
             scene: Scene::default(),
             text: String::with_capacity(1024),
-            depth: Vec::new(),
             touching: Vec::new(),
             help: super::controls::help_lines().collect(),
             overlay: Overlay::new(cached_overlay),
@@ -154,23 +150,8 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
     let stats = tree.stats();
     let n = sim.len();
     match app.display.colors {
-        ColorMode::Depth => {
-            scratch.depth.clear();
-            scratch.depth.resize(n, 0);
-            let depth = &mut scratch.depth;
-            let at = std::cell::Cell::new(0);
-            // The walk hands over each node before its items.
-            let _ = tree.for_each_in_rect_counting(
-                &tree.world(),
-                |node| at.set(node.depth),
-                |item| {
-                    if let Some(d) = depth.get_mut(*item.value as usize) {
-                        *d = at.get();
-                    }
-                    ControlFlow::<()>::Continue(())
-                },
-            );
-        }
+        // Filled by the frame's walk over the tree (`App::begin_frame`).
+        ColorMode::Depth => {}
         ColorMode::Contact => {
             scratch.touching.clear();
             scratch.touching.resize(n, false);
@@ -187,7 +168,7 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
 
     scratch
         .scene
-        .build(app, view, &scratch.depth, &scratch.touching);
+        .build(app, view, &app.depth, &scratch.touching);
     let (width, height) = (screen_width() as u16, screen_height() as u16);
     match &mut scratch.route {
         Route::Canvas(canvas) => {

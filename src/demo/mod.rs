@@ -108,9 +108,20 @@ fn start_route(args: &Args) -> (draw::Route, Renderer, String) {
             }
         }
     }
-    let route = route.unwrap_or_else(|| draw::Route::Canvas(canvas::Canvas::new()));
+    // The blit needs desktop OpenGL 3 (GLSL 3.30 comes with it); WebGL1 has none.
+    let blit = args.blit == Switch::On && info.glsl_support.v330 && !cfg!(target_arch = "wasm32");
+    let layout = if blit {
+        canvas::Layout::Bgra
+    } else {
+        canvas::Layout::Rgba
+    };
+    let route = route.unwrap_or_else(|| draw::Route::Canvas(canvas::Canvas::new(layout)));
     let detail = match renderer {
-        Renderer::Canvas => format!("{} bands", platform::threads()),
+        Renderer::Canvas => format!(
+            "{} bands, {}",
+            platform::threads(),
+            if blit { "blit" } else { "textured quad" }
+        ),
         Renderer::Instanced => "one call".to_owned(),
     };
     println!(

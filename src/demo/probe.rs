@@ -304,25 +304,31 @@ impl Probe {
     /// frame, each query asks the tree about its shape grown by that drift and tests each
     /// particle found at its current square, so the answer is exactly the brute-force scan's.
     pub fn run(&mut self, sim: &Simulation, clock: Clock) {
+        self.run_with_drift(sim, sim.drift(), clock);
+    }
+
+    /// [`run`](Self::run) with `sim`'s drift (see [`Simulation::drift`]) known already, as
+    /// the frame's walk over the tree measures it.
+    pub fn run_with_drift(&mut self, sim: &Simulation, drift: f64, clock: Clock) {
         self.hits.clear();
         self.visited.clear();
         self.report = match self.shape {
-            Shape::Rect => self.run_rect(sim, clock),
-            Shape::Circle => self.run_circle(sim, clock),
-            Shape::Nearest => self.run_nearest(sim, clock),
+            Shape::Rect => self.run_rect(sim, drift, clock),
+            Shape::Circle => self.run_circle(sim, drift, clock),
+            Shape::Nearest => self.run_nearest(sim, drift, clock),
         };
         let tree = sim.tree();
         self.report.nodes_total = tree.nodes().len();
         self.report.particles_total = tree.len();
     }
 
-    fn run_rect(&mut self, sim: &Simulation, clock: Clock) -> Report {
+    fn run_rect(&mut self, sim: &Simulation, drift: f64, clock: Clock) -> Report {
         let (hits, visited) = (&mut self.hits, &mut self.visited);
         let s = sim.config().particle_size;
         let particles = sim.particles();
         let rect = self.rect;
         let t = clock();
-        let grown = grow(&rect, sim.drift());
+        let grown = grow(&rect, drift);
         let (_, counts) = sim
             .tree()
             .for_each_in_rect_counting(
@@ -351,14 +357,14 @@ impl Probe {
         }
     }
 
-    fn run_circle(&mut self, sim: &Simulation, clock: Clock) -> Report {
+    fn run_circle(&mut self, sim: &Simulation, drift: f64, clock: Clock) -> Report {
         let (x, y, r) = self.circle();
         let tree = sim.tree();
         let s = sim.config().particle_size;
         let particles = sim.particles();
         let hits = &mut self.hits;
         let t = clock();
-        let grown_r = circle_reach(x, y, r, 1.5 * sim.drift());
+        let grown_r = circle_reach(x, y, r, 1.5 * drift);
         let _ = tree
             .for_each_in_circle(x, y, grown_r, |item| {
                 let i = *item.value;
@@ -396,7 +402,7 @@ impl Probe {
         }
     }
 
-    fn run_nearest(&mut self, sim: &Simulation, clock: Clock) -> Report {
+    fn run_nearest(&mut self, sim: &Simulation, drift: f64, clock: Clock) -> Report {
         let (x, y, _) = self.circle();
         let tree = sim.tree();
         let s = sim.config().particle_size;
@@ -413,16 +419,11 @@ impl Probe {
         let stale_reach = self.nearest.iter().map(|&(_, d)| d).fold(0.0, f32::max);
         let candidates = &mut self.candidates;
         let _ = tree
-            .for_each_in_circle(
-                x,
-                y,
-                circle_reach(x, y, stale_reach, 3.0 * sim.drift()),
-                |item| {
-                    let i = *item.value;
-                    candidates.push((particles[i as usize].rect(s).distance(x, y), i));
-                    ControlFlow::<()>::Continue(())
-                },
-            )
+            .for_each_in_circle(x, y, circle_reach(x, y, stale_reach, 3.0 * drift), |item| {
+                let i = *item.value;
+                candidates.push((particles[i as usize].rect(s).distance(x, y), i));
+                ControlFlow::<()>::Continue(())
+            })
             .expect("the point is always finite");
         let k = self.k.min(candidates.len());
         let closer = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));

@@ -4,6 +4,9 @@
 //! to the GPU), and both take their pixel spans from the functions here, so they cover the
 //! same pixels. The lists are reused from frame to frame.
 
+use std::ops::ControlFlow;
+
+use quadstress::sim::Simulation;
 use quadstress::{Placement, Rect, MAX_DEPTH};
 
 use super::app::{App, ColorMode};
@@ -110,6 +113,42 @@ fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth
     let (x0, y0) = view.to_screen(r.min_x, r.min_y);
     let (x1, y1) = view.to_screen(r.max_x, r.max_y);
     [x0.round(), y0.round(), x1.round(), y1.round()]
+}
+
+/// One walk over the tree: writes the depth of the node holding each particle into
+/// `depth` (by particle index) and returns the drift, as [`Simulation::drift`] defines it:
+/// the most any particle moved along an axis since the tree last saw its square. The tree's
+/// walk hands over each node before its items, so the depths need no lookup per item, and the
+/// particles are read in the tree's order, which the simulation's reordering keeps close to
+/// their own.
+pub fn walk_tree(sim: &Simulation, depth: &mut Vec<u8>) -> f64 {
+    let particles = sim.particles();
+    depth.clear();
+    depth.resize(particles.len(), 0);
+    let at = std::cell::Cell::new(0u8);
+    let (mut dx, mut dy, mut seen) = (0f32, 0f32, 0usize);
+    // Every finite square meets this one: the walk reaches every item, in the world or not.
+    let everything = Rect::new(-f32::MAX, -f32::MAX, f32::MAX, f32::MAX);
+    let _ = sim.tree().for_each_in_rect_counting(
+        &everything,
+        |node| at.set(node.depth),
+        |item| {
+            let i = *item.value as usize;
+            if let (Some(d), Some(p)) = (depth.get_mut(i), particles.get(i)) {
+                *d = at.get();
+                dx = dx.max((p.x - item.rect.min_x).abs());
+                dy = dy.max((p.y - item.rect.min_y).abs());
+                seen += 1;
+            }
+            ControlFlow::<()>::Continue(())
+        },
+    );
+    if seen != particles.len() || sim.tree().len() != particles.len() {
+        // Not one square per particle: the simulation's own scan knows better.
+        return sim.drift();
+    }
+    // As the simulation's: the differences were rounded to f32.
+    f64::from(dx.max(dy)) * (1.0 + 1e-6)
 }
 
 fn xywh((x, y, w, h): (f32, f32, f32, f32)) -> [f32; 4] {
@@ -261,6 +300,39 @@ mod tests {
     use super::*;
     use crate::demo::app::tests_support::test_app;
     use crate::demo::view::Camera;
+
+    #[test]
+    fn the_tree_walk_gives_each_particle_its_node_depth_and_the_simulations_drift() {
+        let mut app = test_app();
+        app.sim.spawn_burst(6000).unwrap();
+        let mut depth = Vec::new();
+        for frame in 0..30 {
+            app.update();
+            let drift = walk_tree(&app.sim, &mut depth);
+            assert_eq!(drift.to_bits(), app.sim.drift().to_bits(), "frame {frame}");
+        }
+        assert!(app.sim.drift() > 0.0, "the steps moved nothing");
+        // As many particles at each depth as the tree holds there.
+        let tree = app.sim.tree();
+        let mut per_depth = [0usize; MAX_DEPTH as usize + 1];
+        for &d in &depth {
+            per_depth[usize::from(d)] += 1;
+        }
+        assert_eq!(per_depth, tree.stats().items_per_depth);
+        let mut by_walk = vec![u8::MAX; app.sim.len()];
+        let at = std::cell::Cell::new(0);
+        let _ = tree.for_each_in_rect_counting(
+            &tree.world(),
+            |node| at.set(node.depth),
+            |item| {
+                by_walk[*item.value as usize] = at.get();
+                ControlFlow::<()>::Continue(())
+            },
+        );
+        assert!(by_walk.iter().all(|&d| d != u8::MAX), "a particle left out");
+        assert_eq!(depth, by_walk);
+        assert!(depth.iter().any(|&d| d >= 3), "a flat tree shows nothing");
+    }
 
     #[test]
     fn outlines_go_deepest_first_in_node_order_within_a_depth() {
