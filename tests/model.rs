@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
+#[cfg(feature = "rayon")]
+use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use quadstress::{oracle, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect};
@@ -44,8 +46,10 @@ enum Op {
     Clear,
     /// Capacity, depth, and loose (true) or exact placement.
     SetConfig(usize, u8, bool),
-    /// Bulk insert; `bad` puts a NaN rectangle last, which must refuse the whole batch.
-    InsertMany(Vec<Rect>, bool),
+    /// Bulk insert; `bad` puts a NaN rectangle last, which must refuse the whole batch. With
+    /// a thread count (1 to 3), `par_insert_many` on a pool of that many threads, checked
+    /// against `insert_many` on a clone: the same tree, node for node and item for item.
+    InsertMany(Vec<Rect>, bool, usize),
     /// Adds the number to the payload of every item in the rectangle (`for_each_in_rect_mut`).
     MutateRect(Rect, u32),
     /// Adds the number to every payload (`iter_mut`).
@@ -62,7 +66,7 @@ fn op() -> impl Strategy<Value = Op> {
         30 => (any::<usize>(), rect()).prop_map(|(i, r)| Op::Update(i, r)),
         1 => Just(Op::Clear),
         2 => (1usize..6, 0u8..7, any::<bool>()).prop_map(|(c, d, l)| Op::SetConfig(c, d, l)),
-        3 => (prop::collection::vec(rect(), 0..40), prop::bool::weighted(0.2)).prop_map(|(v, b)| Op::InsertMany(v, b)),
+        3 => (prop::collection::vec(rect(), 0..40), prop::bool::weighted(0.2), 0usize..4).prop_map(|(v, b, t)| Op::InsertMany(v, b, t)),
         3 => (rect(), 1u32..1000).prop_map(|(r, k)| Op::MutateRect(r, k)),
         1 => (1u32..1000).prop_map(Op::MutateAll),
         1 => Just(Op::SortStraddlers),
@@ -87,6 +91,55 @@ fn probe() -> impl Strategy<Value = Probe> {
             .prop_map(|((x, y), r)| Probe::Circle(x, y, r)),
         (point(), 1usize..6).prop_map(|((x, y), k)| Probe::Nearest(x, y, k)),
     ]
+}
+
+/// `insert_many` of `batch`, or with `threads` from 1 to 3, `par_insert_many` on a pool of
+/// that many threads, checked against `insert_many` on a clone: the same result, the same
+/// handles, the same tree node for node and item for item.
+#[cfg(feature = "rayon")]
+fn bulk_insert(
+    tree: &mut Quadtree<u32>,
+    batch: &[(Rect, u32)],
+    threads: usize,
+    ids: &mut Vec<ItemId>,
+) -> Result<Result<usize, QuadtreeError>, TestCaseError> {
+    static POOLS: [OnceLock<rayon::ThreadPool>; 3] = [const { OnceLock::new() }; 3];
+    if threads == 0 {
+        return Ok(tree.insert_many(batch.iter().copied(), ids));
+    }
+    let mut serial = tree.clone();
+    let mut serial_ids = Vec::new();
+    let serial_result = serial.insert_many(batch.iter().copied(), &mut serial_ids);
+    let pool = POOLS[threads - 1].get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+    });
+    let result =
+        pool.install(|| tree.par_insert_many(batch.len(), |i| batch[i].0, |i| batch[i].1, ids));
+    prop_assert_eq!(result, serial_result);
+    prop_assert_eq!(&*ids, &serial_ids);
+    let layout = |t: &Quadtree<u32>| {
+        let items: Vec<_> = t.iter().map(|i| (i.id, i.rect, *i.value)).collect();
+        (t.nodes().collect::<Vec<_>>(), items)
+    };
+    prop_assert_eq!(
+        layout(tree),
+        layout(&serial),
+        "parallel and serial trees differ"
+    );
+    Ok(result)
+}
+
+#[cfg(not(feature = "rayon"))]
+fn bulk_insert(
+    tree: &mut Quadtree<u32>,
+    batch: &[(Rect, u32)],
+    _threads: usize,
+    ids: &mut Vec<ItemId>,
+) -> Result<Result<usize, QuadtreeError>, TestCaseError> {
+    Ok(tree.insert_many(batch.iter().copied(), ids))
 }
 
 fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
@@ -237,7 +290,7 @@ fn straddler_op() -> impl Strategy<Value = Op> {
         20 => (any::<usize>(), step.clone(), step).prop_map(|(i, dx, dy)| Op::Nudge(i, dx, dy)),
         4 => (any::<usize>(), straddler()).prop_map(|(i, r)| Op::Update(i, r)),
         3 => (any::<usize>(), rect()).prop_map(|(i, r)| Op::Update(i, r)),
-        1 => (prop::collection::vec(straddler(), 0..80), Just(false)).prop_map(|(v, b)| Op::InsertMany(v, b)),
+        1 => (prop::collection::vec(straddler(), 0..80), Just(false), 0usize..4).prop_map(|(v, b, t)| Op::InsertMany(v, b, t)),
         2 => Just(Op::SortStraddlers),
         1 => Just(Op::Snapshot),
         1 => Just(Op::Restore),
@@ -381,22 +434,28 @@ fn run_case(
                     })
                     .unwrap();
                 }
-                Op::InsertMany(rects, bad) => {
+                Op::InsertMany(rects, bad, threads) => {
                     let mut batch: Vec<(Rect, u32)> = rects
                         .iter()
                         .enumerate()
                         .map(|(k, r)| (moved(*r, off), next_value + k as u32))
                         .collect();
-                    let mut ids = Vec::new();
                     if bad {
-                        batch.push((Rect::new(f32::NAN, 0.0, 1.0, 1.0), 0));
-                        prop_assert_eq!(
-                            tree.insert_many(batch, &mut ids),
-                            Err(QuadtreeError::NonFinite)
-                        );
+                        // The parallel form reports the bad rectangle of lowest index.
+                        let at = if threads == 0 {
+                            batch.len()
+                        } else {
+                            batch.len() / 2
+                        };
+                        batch.insert(at, (Rect::new(f32::NAN, 0.0, 1.0, 1.0), 0));
+                    }
+                    let mut ids = Vec::new();
+                    let result = bulk_insert(&mut tree, &batch, threads, &mut ids)?;
+                    if bad {
+                        prop_assert_eq!(result, Err(QuadtreeError::NonFinite));
                         prop_assert!(ids.is_empty());
                     } else {
-                        prop_assert_eq!(tree.insert_many(batch.clone(), &mut ids), Ok(batch.len()));
+                        prop_assert_eq!(result, Ok(batch.len()));
                         for (id, (r, v)) in ids.iter().zip(batch) {
                             prop_assert!(
                                 model.insert(*id, (r, v)).is_none(),

@@ -1,68 +1,92 @@
-//! Bulk placement: many items into their final nodes in one pass, without split cascades.
+//! Bulk placement: many items into their final nodes, each moved once, without split
+//! cascades.
 //!
-//! Each item's place is turned into a Morton key of its cell at the deepest level (the cell's
-//! first descendant there). A counting sort by key makes every node's subtree a contiguous
-//! range of buckets, so the shape of the tree follows from bucket counts, top-down, and each
-//! item is moved exactly once, into its final node.
+//! Passes, over the items or over the cells and nodes, with no search:
+//! 1. each item's place (level and cell) is counted in a table of every level's cells
+//!    (dense, level after level), which is then summed bottom-up: each cell then holds the
+//!    number of items its subtree would hold;
+//! 2. the shape follows top-down from those sums: a node splits when its subtree holds more
+//!    than a leaf's capacity. The table then names, for each cell, the node that holds the
+//!    items placed there;
+//! 3. a counting sort by node groups the items, in input order within each node;
+//! 4. each node's list is filled from its group, node after node (or on every core, see
+//!    `par_bulk`), then the slots learn where their items went.
+//!
+//! A node's list receives its items in input order whichever way it is filled, so the
+//! serial and the parallel build make the same tree, bit for bit.
 
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_DEPTH, MAX_ITEMS, NULL};
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
 
-/// Reused buffers of the bulk path, so rebuilding every frame allocates nothing.
+/// Index of the first cell of `level` in the table of every level's cells: the levels above
+/// hold `(4^level - 1) / 3` cells.
+#[inline(always)]
+fn level_base(level: u32) -> usize {
+    ((1usize << (2 * level)) - 1) / 3
+}
+
+/// An item waiting to be placed.
+#[derive(Debug)]
+pub(super) struct Staged<T> {
+    pub(super) rect: Rect,
+    pub(super) key: SlotKey,
+    /// The payload, taken when the item is placed; `None` for an item whose payload the
+    /// caller makes then (`par_insert_many`).
+    pub(super) value: Option<T>,
+}
+
+/// Reused buffers of the bulk path, so rebuilding every frame allocates nothing. Items are
+/// numbered in staging order: the new ones in input order, then those already stored.
 #[derive(Debug)]
 pub(super) struct BulkScratch<T> {
-    /// Items waiting to be placed, with their rectangles.
-    pub(super) staging: Vec<(Rect, Entry<T>)>,
-    keys: Vec<u32>,
-    levels: Vec<u8>,
-    /// Each item's position in key order, by input index.
-    sorted_pos: Vec<u32>,
-    /// Each item's level, in key order.
-    sorted_levels: Vec<u8>,
-    /// After the sort: `ends[k]` is one past the last sorted position of bucket `k`.
-    ends: Vec<u32>,
-    /// Each item's node, in key order.
-    dest: Vec<u32>,
+    pub(super) items: Vec<Staged<T>>,
+    /// Per item: the index of its place's cell in `cells`, then its node.
+    pub(super) routes: Vec<u32>,
+    /// Per cell of every level: the items placed there, then the items of its subtree, then
+    /// the node that holds the items placed there. Its length is fixed by the depth (at most
+    /// `(4^(MAX_DEPTH + 1) - 1) / 3`), never by the data.
+    pub(super) cells: Vec<u32>,
+    /// After the grouping: `ends[k]` is one past the last position of node `k`'s group in
+    /// `order`, and the group starts where node `k - 1`'s ends.
+    pub(super) ends: Vec<u32>,
+    /// Item numbers grouped by node, in node order, input order within a node.
+    pub(super) order: Vec<u32>,
+    /// Entries already stored, on their way to the staging.
+    stored: Vec<(Rect, Entry<T>)>,
 }
 
 impl<T> Default for BulkScratch<T> {
     fn default() -> Self {
         BulkScratch {
-            staging: Vec::new(),
-            keys: Vec::new(),
-            levels: Vec::new(),
-            sorted_pos: Vec::new(),
-            sorted_levels: Vec::new(),
+            items: Vec::new(),
+            routes: Vec::new(),
+            cells: Vec::new(),
             ends: Vec::new(),
-            dest: Vec::new(),
+            order: Vec::new(),
+            stored: Vec::new(),
         }
     }
 }
 
-/// Spreads the low 16 bits of `v` to the even bit positions.
-const fn spread(v: u32) -> u32 {
-    let mut v = v & 0xffff;
-    v = (v | (v << 8)) & 0x00ff_00ff;
-    v = (v | (v << 4)) & 0x0f0f_0f0f;
-    v = (v | (v << 2)) & 0x3333_3333;
-    (v | (v << 1)) & 0x5555_5555
-}
-
-/// [`spread`] of every cell coordinate the deepest level can have: one load instead of
-/// eight shifts and masks per coordinate (4 KiB).
-static SPREAD: [u32; 1 << MAX_DEPTH] = {
-    let mut t = [0; 1 << MAX_DEPTH];
-    let mut i = 0;
-    while i < t.len() {
-        t[i] = spread(i as u32);
-        i += 1;
+impl<T> BulkScratch<T> {
+    /// Forgets the staged items, keeping every buffer's allocation.
+    pub(super) fn clear_items(&mut self) {
+        self.items.clear();
+        self.routes.clear();
+        self.order.clear();
     }
-    t
-};
 
-/// Morton key of a cell: x bits even, y bits odd, so the two bits a level adds are exactly the
-/// child quadrant `(x bit) | (y bit) << 1`, and children's ranges come in quadrant order.
-fn morton(cx: u32, cy: u32) -> u32 {
-    SPREAD[cx as usize] | (SPREAD[cy as usize] << 1)
+    /// An empty count for every cell of a tree of `depth` levels below the root.
+    pub(super) fn reset_cells(&mut self, depth: u8) {
+        self.cells.clear();
+        self.cells.resize(level_base(u32::from(depth) + 1), 0);
+    }
+
+    /// The range of node `k`'s group in `order`.
+    #[inline(always)]
+    pub(super) fn group(&self, k: usize) -> std::ops::Range<usize> {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        start..self.ends[k] as usize
+    }
 }
 
 impl<T> Quadtree<T> {
@@ -71,12 +95,13 @@ impl<T> Quadtree<T> {
     /// Faster than inserting one by one, most of all into an empty tree: items go straight
     /// to their final nodes instead of being moved down by every split. The result is the same
     /// tree shape as one-by-one insertion of the same items would reach. Existing items keep
-    /// their handles.
+    /// their handles. With the `rayon` feature,
+    /// [`par_insert_many`](Self::par_insert_many) builds the same tree on every core.
     ///
     /// All or nothing: every rectangle is checked before anything changes.
     ///
     /// # Runtime
-    /// O(n + items already stored + 4^max_depth) for the counting sort's buckets, which stay
+    /// O(n + items already stored + 4^max_depth) for the table of cells, which stays
     /// allocated for the next call: call it every frame to rebuild without allocating.
     ///
     /// # Errors
@@ -108,9 +133,10 @@ impl<T> Quadtree<T> {
     where
         I: IntoIterator<Item = (Rect, T)>,
     {
-        // Stage 1: stage and check everything before touching the tree.
-        let mut staging = std::mem::take(&mut self.bulk.staging);
-        staging.clear();
+        // Stage 1: stage, check and place everything before touching the tree.
+        let mut b = std::mem::take(&mut self.bulk);
+        b.clear_items();
+        b.reset_cells(self.config.max_depth);
         let placeholder = SlotKey {
             index: NULL,
             generation: 0,
@@ -121,87 +147,141 @@ impl<T> Quadtree<T> {
         for (rect, value) in items {
             let refused = match rect.check() {
                 Err(e) => Some(e),
-                Ok(()) if staging.len() >= room => Some(QuadtreeError::Full),
+                Ok(()) if b.items.len() >= room => Some(QuadtreeError::Full),
                 Ok(()) => None,
             };
             if let Some(e) = refused {
-                staging.clear();
-                self.bulk.staging = staging;
+                b.clear_items();
+                self.bulk = b;
                 return Err(e);
             }
-            staging.push((
+            let cell = self.cell_index(&rect);
+            b.cells[cell as usize] += 1;
+            b.routes.push(cell);
+            b.items.push(Staged {
                 rect,
-                Entry {
-                    id: placeholder,
-                    value,
-                },
-            ));
+                key: placeholder,
+                value: Some(value),
+            });
         }
-        let added = staging.len();
+        let added = b.items.len();
+        self.bulk = b;
         // Stage 2: handles. Cannot fail now: the room check above bounds the slot table.
-        ids.reserve(added);
-        for (_, entry) in &mut staging {
-            let id = self.alloc_slot()?;
-            entry.id = id.key();
-            ids.push(id);
-        }
-        self.len += added;
+        self.stage_handles(added, ids)?;
         // Stage 3: everything already stored joins the staging area, and all is placed anew.
-        self.collapse_all();
-        self.nodes[0].items.move_into(&mut staging);
-        self.nodes[0].subtree_len = 0;
-        self.bulk.staging = staging;
-        self.place_staged();
+        self.stage_stored();
+        self.place_staged(0, |_| unreachable!("every payload is staged"));
         Ok(added)
     }
 
-    /// Places every staged entry into a tree whose root is empty and childless.
-    pub(super) fn place_staged(&mut self) {
-        let depth = self.config.max_depth as u32;
+    /// The index in the table of every level's cells of the cell that `r` is placed in.
+    #[inline]
+    pub(super) fn cell_index(&self, r: &Rect) -> u32 {
+        let p = self.place_of(r);
+        (level_base(u32::from(p.level)) + ((p.cy as usize) << p.level | p.cx as usize)) as u32
+    }
+
+    /// Gives the `added` items staged first their handles, appended to `ids`, and counts
+    /// them in the tree's length.
+    pub(super) fn stage_handles(
+        &mut self,
+        added: usize,
+        ids: &mut Vec<ItemId>,
+    ) -> Result<(), QuadtreeError> {
+        ids.try_reserve(added)
+            .map_err(|_| QuadtreeError::OutOfMemory)?;
+        let mut items = std::mem::take(&mut self.bulk.items);
+        for staged in &mut items[..added] {
+            let id = self.alloc_slot()?;
+            staged.key = id.key();
+            ids.push(id);
+        }
+        self.bulk.items = items;
+        self.len += added;
+        Ok(())
+    }
+
+    /// Moves every stored item to the end of the staging area, keeping its handle, and
+    /// leaves an empty, childless root. Their places are left to `place_staged`.
+    pub(super) fn stage_stored(&mut self) {
+        self.collapse_all();
+        let b = &mut self.bulk;
+        self.nodes[0].items.move_into(&mut b.stored);
+        self.nodes[0].subtree_len = 0;
+        b.items
+            .extend(b.stored.drain(..).map(|(rect, entry)| Staged {
+                rect,
+                key: entry.id,
+                value: Some(entry.value),
+            }));
+    }
+
+    /// Places every staged item into a tree whose root is empty and childless. The payloads
+    /// of the items numbered below `values_from` come from `value_of`, the others from the
+    /// staging.
+    pub(super) fn place_staged(
+        &mut self,
+        values_from: usize,
+        mut value_of: impl FnMut(usize) -> T,
+    ) {
+        self.shape_staged();
+        let mut b = std::mem::take(&mut self.bulk);
+        b.route();
+        b.group_by_node(self.nodes.len());
+        // Stage 4: each node's list from its group, in input order.
+        for (nd, node) in self.nodes.iter_mut().enumerate() {
+            let group = b.group(nd);
+            for &i in &b.order[group] {
+                let i = i as usize;
+                let staged = &mut b.items[i];
+                let value = match staged.value.take() {
+                    Some(value) => value,
+                    None if i < values_from => value_of(i),
+                    None => unreachable!("each item is placed once"),
+                };
+                let entry = Entry {
+                    id: staged.key,
+                    value,
+                };
+                node.items.push(staged.rect, entry, |_, _| {});
+            }
+        }
+        b.clear_items();
+        self.bulk = b;
+        self.point_slots();
+    }
+
+    /// Stages 1 and 2: the places of the items staged without one, the subtree counts, the
+    /// nodes, made top-down with their lists' room reserved, and each cell's node.
+    pub(super) fn shape_staged(&mut self) {
+        let depth = u32::from(self.config.max_depth);
         let cap = self.config.leaf_capacity as u32;
         let mut b = std::mem::take(&mut self.bulk);
-        let n = b.staging.len();
-
-        // Stage 1: keys and levels.
-        b.keys.clear();
-        b.levels.clear();
-        for (rect, _) in &b.staging {
-            let p = self.place_of(rect);
-            let shift = depth - p.level as u32;
-            b.keys.push(morton(p.cx << shift, p.cy << shift));
-            b.levels.push(p.level);
+        for staged in &b.items[b.routes.len()..] {
+            let cell = self.cell_index(&staged.rect);
+            b.cells[cell as usize] += 1;
+            b.routes.push(cell);
         }
-
-        // Stage 2: counting sort by key. After the scatter, `ends[k]` is the end of bucket k,
-        // and the start of bucket k is the end of bucket k - 1.
-        let buckets = 1usize << (2 * depth);
-        b.ends.clear();
-        b.ends.resize(buckets + 1, 0);
-        for &k in &b.keys {
-            b.ends[k as usize + 1] += 1;
+        // Subtree sums, bottom-up: a cell's children are two pairs of neighbours, in the two
+        // rows of the next level below its own row.
+        for level in (0..depth).rev() {
+            let (above, below) = b.cells.split_at_mut(level_base(level + 1));
+            let above = &mut above[level_base(level)..];
+            let side = 1usize << level;
+            for (cells, below) in above
+                .chunks_exact_mut(side)
+                .zip(below.chunks_exact(4 * side))
+            {
+                let (top, bottom) = below.split_at(2 * side);
+                for (cx, cell) in cells.iter_mut().enumerate() {
+                    *cell += top[2 * cx] + top[2 * cx + 1] + bottom[2 * cx] + bottom[2 * cx + 1];
+                }
+            }
         }
-        for k in 0..buckets {
-            b.ends[k + 1] += b.ends[k];
-        }
-        // The scatter writes each item's sorted position by input index, and its level by
-        // sorted position, so that the shape stage below reads and writes sequentially.
-        b.sorted_pos.clear();
-        b.sorted_pos.resize(n, 0);
-        b.sorted_levels.clear();
-        b.sorted_levels.resize(n, 0);
-        for (i, (&k, &level)) in b.keys.iter().zip(&b.levels).enumerate() {
-            let at = &mut b.ends[k as usize];
-            b.sorted_pos[i] = *at;
-            b.sorted_levels[*at as usize] = level;
-            *at += 1;
-        }
-        let start_of = |ends: &[u32], k: usize| if k == 0 { 0 } else { ends[k - 1] as usize };
-
-        // Stage 3: shape, top-down. A node's subtree is the bucket range of its cell, minus
-        // the ancestors' own items, which all sit in its first bucket (their key is the
-        // ancestor's first cell, which is also this node's first cell).
-        b.dest.clear();
-        b.dest.resize(n, NULL);
+        // Top-down: a node whose subtree holds more than a leaf's capacity splits.
+        let cell_at = |level: u8, cx: u32, cy: u32| {
+            level_base(u32::from(level)) + ((cy as usize) << level | cx as usize)
+        };
         self.scratch.clear();
         self.scratch.push(0);
         while let Some(nd) = self.scratch.pop() {
@@ -209,71 +289,98 @@ impl<T> Quadtree<T> {
                 let node = &self.nodes[nd as usize];
                 (node.level, node.cx, node.cy)
             };
-            let shift = 2 * (depth - level as u32);
-            let first_key = (morton(cx, cy) << shift) as usize;
-            let last_key = ((morton(cx, cy) + 1) << shift) as usize;
-            let (a, e) = (start_of(&b.ends, first_key), start_of(&b.ends, last_key));
-            let f = b.ends[first_key] as usize;
-            let (mut above, mut own) = (0u32, 0u32);
-            for &l in &b.sorted_levels[a..f] {
-                above += u32::from(l < level);
-                own += u32::from(l == level);
-            }
-            let total = (e - a) as u32 - above;
+            let total = b.cells[cell_at(level, cx, cy)];
             self.nodes[nd as usize].subtree_len = total;
             if total > cap && level < self.config.max_depth {
                 let first = self.alloc_children(nd);
-                for (d, &l) in b.dest[a..f].iter_mut().zip(&b.sorted_levels[a..f]) {
-                    if l == level {
-                        *d = nd;
-                    }
-                }
-                self.nodes[nd as usize].items.reserve(own as usize);
+                let mut own = total;
                 for q in 0..4 {
+                    let c = &self.nodes[(first + q) as usize];
+                    own -= b.cells[cell_at(c.level, c.cx, c.cy)];
                     self.scratch.push(first + q);
                 }
+                self.nodes[nd as usize].items.reserve(own as usize);
             } else {
-                for (d, &l) in b.dest[a..e].iter_mut().zip(&b.sorted_levels[a..e]) {
-                    if l >= level {
-                        *d = nd;
-                    }
-                }
                 self.nodes[nd as usize].items.reserve(total as usize);
             }
         }
-
-        // Stage 4: move each entry once, into its node. The nodes of a batch are looked up
-        // first: independent random reads overlap, where inside the attach loop each waits
-        // behind the previous item's writes.
-        const BATCH: usize = 64;
-        let mut entries = b.staging.drain(..);
-        for batch in b.sorted_pos.chunks(BATCH) {
-            let mut nodes = [0u32; BATCH];
-            for (node, &pos) in nodes.iter_mut().zip(batch) {
-                *node = b.dest[pos as usize];
-            }
-            for (&node, (rect, entry)) in nodes[..batch.len()].iter().zip(entries.by_ref()) {
-                self.attach(node, rect, entry);
+        // Each cell's node: its own where it has one, else its parent cell's, as `node_for`
+        // would find it.
+        b.cells[0] = 0;
+        for level in 1..=depth {
+            let (above, here) = b.cells.split_at_mut(level_base(level));
+            let parents = &above[level_base(level - 1)..];
+            let here = &mut here[..1 << (2 * level)];
+            let table = &self.level_tables[level as usize];
+            let side = 1usize << level;
+            for (cy, row) in here.chunks_exact_mut(side).enumerate() {
+                let parent_row = &parents[(cy >> 1) * (side >> 1)..][..side >> 1];
+                for (cx, cell) in row.iter_mut().enumerate() {
+                    let own = table.get(cy * side + cx).copied().unwrap_or(NULL);
+                    *cell = if own == NULL {
+                        parent_row[cx >> 1]
+                    } else {
+                        own
+                    };
+                }
             }
         }
-        drop(entries);
         self.bulk = b;
+    }
+
+    /// Points every item's slot at its node and position: the last stage of a bulk build.
+    pub(super) fn point_slots(&mut self) {
+        for (nd, node) in self.nodes.iter().enumerate() {
+            for (pos, entry) in node.items.iter().enumerate() {
+                let slot = &mut self.slots[entry.id.index as usize];
+                slot.node = nd as u32;
+                slot.pos = pos as u32;
+            }
+        }
+    }
+}
+
+impl<T> BulkScratch<T> {
+    /// Stage 3, first half: each item's node, from its cell's.
+    pub(super) fn route(&mut self) {
+        let cells = &self.cells;
+        for r in &mut self.routes {
+            *r = cells[*r as usize];
+        }
+    }
+
+    /// Stage 3, second half: a stable counting sort of the items by node. Each position of
+    /// `order` is written exactly once, so it holds every item once.
+    pub(super) fn group_by_node(&mut self, nodes: usize) {
+        self.ends.clear();
+        self.ends.resize(nodes + 1, 0);
+        for &d in &self.routes {
+            self.ends[d as usize + 1] += 1;
+        }
+        for k in 0..nodes {
+            self.ends[k + 1] += self.ends[k];
+        }
+        self.order.clear();
+        self.order.resize(self.routes.len(), 0);
+        for (i, &d) in self.routes.iter().enumerate() {
+            let at = &mut self.ends[d as usize];
+            self.order[*at as usize] = i as u32;
+            *at += 1;
+        }
+        self.ends.truncate(nodes);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quadtree::MAX_DEPTH;
 
     #[test]
-    fn morton_interleaves_x_even_y_odd() {
-        assert_eq!(morton(1, 0), 0b01);
-        assert_eq!(morton(0, 1), 0b10);
-        assert_eq!(morton(0b101, 0b011), 0b01_10_11);
-        let last = (1u32 << MAX_DEPTH) - 1;
-        assert_eq!(morton(last, last), (1 << (2 * MAX_DEPTH as u32)) - 1);
-        for v in [0, 1, 2, 3, 511, 512, last] {
-            assert_eq!(SPREAD[v as usize], spread(v));
+    fn levels_follow_each_other_in_the_table_of_cells() {
+        assert_eq!(level_base(0), 0);
+        for level in 0..=u32::from(MAX_DEPTH) {
+            assert_eq!(level_base(level + 1) - level_base(level), 1 << (2 * level));
         }
     }
 }

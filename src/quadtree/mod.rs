@@ -24,6 +24,8 @@
 //! - `update_many` (feature `rayon`): many moves at once, planned and rewritten in place on
 //!   every core;
 //! - `bulk`: rebuilding from many items at once;
+//! - `par_bulk` (feature `rayon`): the same rebuild on every core, the same tree on any
+//!   thread count;
 //! - `inspect`: node walk for drawing, item iteration, statistics;
 //! - `validate`: the check of every invariant;
 //! - `clone`: deep copies that keep their handles;
@@ -84,9 +86,10 @@
 //!   the same order gets back the same lists for the same cells and the slot table stays dense.
 //!   What freed lists keep is capped at about twice the most items the tree has held at once,
 //!   so churn that crowds a different cell each time does not grow memory without bound.
-//! - **Bulk rebuilds sort instead of inserting:** Morton keys, a counting sort, the shape
-//!   derived top-down from bucket ranges, then each entry moved once, with node lookups done
-//!   in batches so that their random reads overlap.
+//! - **Bulk rebuilds count instead of inserting:** each item's cell counted in a table of
+//!   every level's cells, the shape derived top-down from the subtree sums, a stable counting
+//!   sort of the items by node, then each node's list filled from its group in input order,
+//!   each entry moved once. The lists come out the same whichever core fills them.
 //!
 //! # Where it falls short
 //! - Under exact placement a rectangle that crosses a large cell's centre lines stays in that
@@ -103,7 +106,7 @@
 //! - Tried and dropped, none faster in alternating runs: carrying the ancestors' items down a
 //!   depth-first search in a buffer; AVX-512 mask compares and blocks of sixteen; skipping
 //!   ancestors whose widest items cannot reach a node; filtering each ancestor's items once per
-//!   node rather than once per item; moving bulk entries in key order through a permutation;
+//!   node rather than once per item;
 //!   in a crowded leaf, a sort and sweep along x over its items and the ancestors' items that
 //!   reach it (a counting sort by columns, then blocks of eight: fewer tests, but sorting and
 //!   a sweep step per item cost more instructions than they saved at 50 items a leaf);
@@ -125,6 +128,8 @@ mod inspect;
 mod items;
 mod iter_rect;
 mod pairs;
+#[cfg(feature = "rayon")]
+mod par_bulk;
 #[cfg(feature = "rayon")]
 mod par_pairs;
 mod placement;

@@ -417,12 +417,12 @@ impl<T> Quadtree<T> {
         config.check()?;
         // Pull every item up to the root with the old geometry, then place them all again
         // under the new one, keeping their handles.
-        self.collapse_all();
-        let mut all = std::mem::take(&mut self.nodes[0].items);
+        self.bulk.clear_items();
+        self.stage_stored();
         self.config = config;
         self.reset_nodes();
-        all.move_into(&mut self.bulk.staging);
-        self.place_staged();
+        self.bulk.reset_cells(config.max_depth);
+        self.place_staged(0, |_| unreachable!("every payload is staged"));
         Ok(())
     }
 

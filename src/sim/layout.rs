@@ -97,20 +97,27 @@ impl Simulation {
         self.rebuild_tree();
     }
 
-    /// Clears the tree and bulk-loads every particle at its current position, in index order.
+    /// Clears the tree and bulk-loads every particle at its current position, in index order,
+    /// on every worker: the tree is the same on any thread count.
     pub(super) fn rebuild_tree(&mut self) {
         let s = self.config.particle_size;
         self.tree.clear();
         self.ids.clear();
-        let items = self
-            .particles
-            .iter()
-            .enumerate()
-            .map(|(i, p): (usize, &Particle)| (p.rect(s), i as u32));
+        let particles = &self.particles;
+        let (tree, ids) = (&mut self.tree, &mut self.ids);
+        let built = if self.workers.serial() {
+            let items = particles
+                .iter()
+                .enumerate()
+                .map(|(i, p): (usize, &Particle)| (p.rect(s), i as u32));
+            tree.insert_many(items, ids)
+        } else {
+            self.workers.run(|| {
+                tree.par_insert_many(particles.len(), |i| particles[i].rect(s), |i| i as u32, ids)
+            })
+        };
         // Particles are kept finite and inside the world, so this cannot fail.
-        self.tree
-            .insert_many(items, &mut self.ids)
-            .expect("particles are always finite");
+        built.expect("particles are always finite");
         self.set_drift(0.0);
     }
 }

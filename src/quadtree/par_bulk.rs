@@ -1,0 +1,310 @@
+//! Bulk placement on every core (feature `rayon`): the passes of `bulk`, with the per-item
+//! ones over the items in parallel and the filling of the lists over the nodes in parallel.
+//! Each list receives its group in input order, as in the serial build, so the tree is the
+//! same on any thread count, and the same as [`Quadtree::insert_many`] makes.
+
+use rayon::prelude::*;
+
+use super::bulk::Staged;
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
+
+/// Items per task at least in the per-item passes.
+const MIN_ITEMS_PER_TASK: usize = 4096;
+
+/// Nodes per task at least when filling the lists: most nodes hold a few dozen items.
+const MIN_NODES_PER_TASK: usize = 32;
+
+impl<T: Send + Sync> Quadtree<T> {
+    /// Inserts `n` items at once, item `i` with the rectangle `rect_of(i)` and the payload
+    /// `value_of(i)`, with the work spread over the current rayon pool (run it inside
+    /// `pool.install` to choose the threads). The tree ends the same on every thread count,
+    /// and the same as [`insert_many`](Self::insert_many) of the same items in index order
+    /// leaves it; the handles are appended to `ids` in index order.
+    ///
+    /// All or nothing: every rectangle is checked before anything changes. `rect_of` is
+    /// called once per item, and `value_of` once per item after every check has passed.
+    ///
+    /// # Runtime
+    /// As [`insert_many`](Self::insert_many). In parallel: the rectangles, their checks
+    /// and places, each item's node, and the filling of the nodes' lists. In order, on one
+    /// thread: the handles, the shape of the tree and the grouping of the items by node.
+    /// Items already stored are placed anew with the rest, on one thread. Allocates nothing
+    /// once its buffers have grown to the largest batch.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::Full`] if `n` more items would not all get handles (checked first),
+    /// [`QuadtreeError::OutOfMemory`] if the allocator refuses the staging buffers, else
+    /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for the bad rectangle
+    /// of lowest index. The tree and `ids` are unchanged then.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, QuadtreeError, Rect};
+    /// let rect_of = |i: usize| Rect::from_min_size((i % 100) as f32, (i / 10) as f32, 0.5, 0.5);
+    /// let mut serial = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let mut ids = Vec::new();
+    /// serial.insert_many((0..1000).map(|i| (rect_of(i), i)), &mut ids).unwrap();
+    ///
+    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut parallel = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let mut par_ids = Vec::new();
+    /// pool.install(|| parallel.par_insert_many(1000, rect_of, |i| i, &mut par_ids)).unwrap();
+    /// assert_eq!(parallel.get(par_ids[123]), Some(&123));
+    /// assert!(parallel.validate().is_ok());
+    /// // The same nodes, the same items in the same order in each, the same handles.
+    /// let items = |t: &Quadtree<usize>| {
+    ///     t.iter().map(|item| (item.id.index(), item.rect, *item.value)).collect::<Vec<_>>()
+    /// };
+    /// assert_eq!(items(&parallel), items(&serial));
+    /// assert_eq!(parallel.nodes().len(), serial.nodes().len());
+    ///
+    /// let bad = |i: usize| if i == 7 { Rect::new(2.0, 0.0, 1.0, 1.0) } else { rect_of(i) };
+    /// let refused = pool.install(|| parallel.par_insert_many(10, bad, |i| i, &mut par_ids));
+    /// assert_eq!(refused, Err(QuadtreeError::Inverted));
+    /// assert_eq!((parallel.len(), par_ids.len()), (1000, 1000));
+    /// ```
+    pub fn par_insert_many<R, V>(
+        &mut self,
+        n: usize,
+        rect_of: R,
+        value_of: V,
+        ids: &mut Vec<ItemId>,
+    ) -> Result<usize, QuadtreeError>
+    where
+        R: Fn(usize) -> Rect + Sync + Send,
+        V: Fn(usize) -> T + Sync + Send,
+    {
+        if n > MAX_ITEMS.saturating_sub(self.slots.len()) {
+            return Err(QuadtreeError::Full);
+        }
+        // Stage 1: stage, check and place everything before touching the tree.
+        let mut b = std::mem::take(&mut self.bulk);
+        b.clear_items();
+        b.reset_cells(self.config.max_depth);
+        if b.items.try_reserve(n).is_err() || b.routes.try_reserve(n).is_err() {
+            self.bulk = b;
+            return Err(QuadtreeError::OutOfMemory);
+        }
+        let placeholder = SlotKey {
+            index: NULL,
+            generation: 0,
+        };
+        b.items.par_extend(
+            (0..n)
+                .into_par_iter()
+                .with_min_len(MIN_ITEMS_PER_TASK)
+                .map(|i| Staged {
+                    rect: rect_of(i),
+                    key: placeholder,
+                    value: None,
+                }),
+        );
+        let tree = &*self;
+        b.routes.par_extend(
+            b.items
+                .par_iter()
+                .with_min_len(MIN_ITEMS_PER_TASK)
+                .map(|s| match s.rect.check() {
+                    Ok(()) => tree.cell_index(&s.rect),
+                    Err(_) => NULL,
+                }),
+        );
+        let refused = b
+            .routes
+            .par_iter()
+            .with_min_len(MIN_ITEMS_PER_TASK)
+            .position_first(|&cell| cell == NULL);
+        if let Some(i) = refused {
+            let e = b.items[i].rect.check().expect_err("a refused rectangle");
+            b.clear_items();
+            self.bulk = b;
+            return Err(e);
+        }
+        for &cell in &b.routes {
+            b.cells[cell as usize] += 1;
+        }
+        self.bulk = b;
+        // Stage 2: handles.
+        self.stage_handles(n, ids)?;
+        // Stage 3: everything already stored joins the staging area, and all is placed anew.
+        self.stage_stored();
+        if self.bulk.items.len() > n {
+            self.place_staged(n, value_of);
+        } else {
+            self.par_place_staged(value_of);
+        }
+        Ok(n)
+    }
+
+    /// [`place_staged`](Self::place_staged) with every payload from `value_of`, on every
+    /// core where it can.
+    fn par_place_staged<V>(&mut self, value_of: V)
+    where
+        V: Fn(usize) -> T + Sync + Send,
+    {
+        self.shape_staged();
+        let mut b = std::mem::take(&mut self.bulk);
+        {
+            let cells = &b.cells;
+            b.routes
+                .par_iter_mut()
+                .with_min_len(MIN_ITEMS_PER_TASK)
+                .for_each(|r| *r = cells[*r as usize]);
+        }
+        b.group_by_node(self.nodes.len());
+        // Stage 4: each node's list from its group, in input order; a list is its node's own,
+        // so no two tasks write one place.
+        let b_ref = &b;
+        self.nodes
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(MIN_NODES_PER_TASK)
+            .for_each(|(nd, node)| {
+                for &i in &b_ref.order[b_ref.group(nd)] {
+                    let staged = &b_ref.items[i as usize];
+                    let entry = Entry {
+                        id: staged.key,
+                        value: value_of(i as usize),
+                    };
+                    node.items.push(staged.rect, entry, |_, _| {});
+                }
+            });
+        b.clear_items();
+        self.bulk = b;
+        self.point_slots();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::quadtree::{Config, Placement, Quadtree, Rect};
+
+    /// Everything a bulk build decides: each node's place and links, each list's items in
+    /// order, and each slot.
+    fn layout(t: &Quadtree<u32>) -> Vec<String> {
+        let mut out: Vec<String> = t
+            .nodes
+            .iter()
+            .map(|n| {
+                let items: Vec<_> = (0..n.items.len())
+                    .map(|p| (n.items[p].id, n.items[p].value, n.items.rect(p)))
+                    .collect();
+                format!(
+                    "{} {} {} {} {} {} {} {:?}",
+                    n.live, n.level, n.cx, n.cy, n.parent, n.first_child, n.subtree_len, items
+                )
+            })
+            .collect();
+        out.extend(
+            t.slots
+                .iter()
+                .map(|s| format!("{} {} {}", s.generation, s.node, s.pos)),
+        );
+        out
+    }
+
+    /// Rectangles of every kind a build meets: small ones spread and crowded, large ones,
+    /// ones on the centre lines, ones partly or wholly outside the world, points.
+    fn rect_of(i: usize) -> Rect {
+        let h = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let u = |k: u32| ((h >> k) & 0xffff) as f32 / 65536.0;
+        let (x, y) = (u(0) * 120.0 - 10.0, u(16) * 100.0 - 10.0);
+        let side = match i % 7 {
+            0 => 0.0,
+            1 => u(32) * 30.0,
+            2 => return Rect::new(49.5 + u(32), y, 50.5, y + 1.0),
+            3 => return Rect::from_min_size(20.0 + u(32) * 0.5, 20.0 + u(48) * 0.5, 0.1, 0.1),
+            _ => u(32) * 2.0,
+        };
+        Rect::from_min_size(x, y, side, side)
+    }
+
+    #[test]
+    fn parallel_builds_match_the_serial_build_on_any_thread_count() {
+        let world = Rect::new(0.0, 0.0, 100.0, 80.0);
+        let configs = [
+            Config::default(),
+            Config {
+                leaf_capacity: 1,
+                max_depth: 10,
+                placement: Placement::Exact,
+            },
+            Config {
+                leaf_capacity: 4,
+                max_depth: 7,
+                placement: Placement::Loose,
+            },
+        ];
+        for config in configs {
+            for (n, stored) in [(0usize, 0usize), (1, 0), (40_000, 0), (9_000, 3_000)] {
+                let mut serial = Quadtree::with_config(world, config).unwrap();
+                let mut before = Vec::new();
+                serial
+                    .insert_many((0..stored).map(|i| (rect_of(n + i), i as u32)), &mut before)
+                    .unwrap();
+                let mut ids = Vec::new();
+                let values = |i: usize| (i * 3) as u32;
+                let twin = serial.clone();
+                serial
+                    .insert_many((0..n).map(|i| (rect_of(i), values(i))), &mut ids)
+                    .unwrap();
+                serial.validate().unwrap();
+                for threads in 1..=3 {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    let mut parallel = twin.clone();
+                    let mut par_ids = Vec::new();
+                    let added =
+                        pool.install(|| parallel.par_insert_many(n, rect_of, values, &mut par_ids));
+                    assert_eq!(added, Ok(n));
+                    assert_eq!(par_ids, ids);
+                    parallel.validate().unwrap();
+                    assert!(
+                        layout(&parallel) == layout(&serial),
+                        "{config:?}, {n} items onto {stored}, {threads} threads"
+                    );
+                    // A rebuild in place, as a simulation does it every few steps.
+                    parallel.clear();
+                    par_ids.clear();
+                    pool.install(|| parallel.par_insert_many(n, rect_of, values, &mut par_ids))
+                        .unwrap();
+                    let mut rebuilt = serial.clone();
+                    rebuilt.clear();
+                    let mut rebuilt_ids = Vec::new();
+                    rebuilt
+                        .insert_many((0..n).map(|i| (rect_of(i), values(i))), &mut rebuilt_ids)
+                        .unwrap();
+                    assert_eq!(par_ids, rebuilt_ids);
+                    assert!(layout(&parallel) == layout(&rebuilt));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_builds_refuse_the_first_bad_rectangle_and_change_nothing() {
+        use crate::quadtree::QuadtreeError;
+        let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 80.0)).unwrap();
+        let mut ids = Vec::new();
+        tree.insert_many((0..500).map(|i| (rect_of(i), i as u32)), &mut ids)
+            .unwrap();
+        let before = layout(&tree);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let bad = |i: usize| match i {
+            20_000 => Rect::new(1.0, 0.0, 0.0, 1.0),
+            30_000 => Rect::new(f32::NAN, 0.0, 1.0, 1.0),
+            _ => rect_of(i),
+        };
+        let r = pool.install(|| tree.par_insert_many(40_000, bad, |i| i as u32, &mut ids));
+        assert_eq!(r, Err(QuadtreeError::Inverted));
+        let r = pool.install(|| tree.par_insert_many(usize::MAX, bad, |i| i as u32, &mut ids));
+        assert_eq!(r, Err(QuadtreeError::Full));
+        assert_eq!(ids.len(), 500);
+        assert!(layout(&tree) == before);
+        tree.validate().unwrap();
+    }
+}
