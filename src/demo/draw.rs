@@ -11,7 +11,7 @@ use macroquad::time::get_fps;
 use macroquad::window::{clear_background, screen_height, screen_width};
 
 use quadstress::sim::Broadphase;
-use quadstress::TreeStats;
+use quadstress::{Rect, TreeStats};
 
 use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES};
 use super::canvas::Canvas;
@@ -102,6 +102,8 @@ pub struct Scratch {
     pub overlay: Overlay,
     /// The controls panel, kept in a render target.
     pub panel: PanelCache,
+    /// The probe's outline and its box on screen, taken while the simulation is at hand.
+    probe_edge: (Outline, (f32, f32, f32, f32)),
 }
 
 impl Scratch {
@@ -116,6 +118,10 @@ impl Scratch {
             help: super::controls::help_lines().collect(),
             overlay: Overlay::new(cached_overlay),
             panel: PanelCache::new(cached_overlay),
+            probe_edge: (
+                Outline::Rect(Rect::new(0.0, 0.0, 0.0, 0.0)),
+                (0.0, 0.0, 0.0, 0.0),
+            ),
         }
     }
 }
@@ -134,27 +140,19 @@ pub fn speed_color(vx: f32, vy: f32) -> [u8; 4] {
     )
 }
 
-/// Draws one frame.
-pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
+/// The part of a frame that reads the simulation: the scene's lists and, when it is cached,
+/// the text over the world (drawn into its render target). After it, [`show`] needs nothing
+/// of `app.sim`, so the next steps may run meanwhile.
+pub fn prepare(app: &App, view: &View, scratch: &mut Scratch) {
     // The last frame may have ended with the controls panel's camera.
     set_default_camera();
-    // Under a software OpenGL every full-window pass costs milliseconds: the floor and the
-    // quad's fill go into the canvas, which is drawn once over the whole window, so only the
-    // instanced route clears the window first.
-    if matches!(scratch.route, Route::Instanced(_)) {
-        clear_background(BACKGROUND);
-    }
-
     let sim = &app.sim;
-    let tree = sim.tree();
-    let stats = tree.stats();
-    let n = sim.len();
     match app.display.colors {
         // Filled by the frame's walk over the tree (`App::begin_frame`).
         ColorMode::Depth => {}
         ColorMode::Contact => {
             scratch.touching.clear();
-            scratch.touching.resize(n, false);
+            scratch.touching.resize(sim.len(), false);
             for &(a, b) in sim.contacts() {
                 for i in [a, b] {
                     if let Some(t) = scratch.touching.get_mut(i as usize) {
@@ -165,10 +163,27 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         }
         ColorMode::Speed => {}
     }
-
     scratch
         .scene
         .build(app, view, &app.depth, &scratch.touching);
+    scratch.probe_edge = (app.probe.outline(), view.rect_to_screen(&app.probe.rect()));
+    if scratch.overlay.cached() {
+        draw_overlay(app, scratch);
+    }
+}
+
+/// The part of a frame that hands it to OpenGL: the particles and outlines, the probe's edge,
+/// the text and the controls panel. With the overlay cached it reads nothing of `app.sim`
+/// (which may be stepping meanwhile); drawn straight onto the window, the text reads it here.
+pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
+    // Draws into a render target are done before anything goes onto the window.
+    set_default_camera();
+    // Under a software OpenGL every full-window pass costs milliseconds: the floor and the
+    // quad's fill go into the canvas, which is drawn once over the whole window, so only the
+    // instanced route clears the window first.
+    if matches!(scratch.route, Route::Instanced(_)) {
+        clear_background(BACKGROUND);
+    }
     let (width, height) = (screen_width() as u16, screen_height() as u16);
     match &mut scratch.route {
         Route::Canvas(canvas) => {
@@ -189,11 +204,23 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
             );
         }
     }
-    let (qx, qy, qw, qh) = view.rect_to_screen(&app.probe.rect());
-    let report = app.report_shown();
     // The probe's edge above the particles, so it stays visible in a crowd.
-    draw_probe(app.probe.outline(), view, (qx, qy, qw, qh));
+    let (outline, quad) = scratch.probe_edge;
+    draw_probe(outline, view, quad);
+    if !scratch.overlay.cached() {
+        draw_overlay(app, scratch);
+    }
+    scratch.overlay.show();
+    scratch.panel.show();
+}
 
+/// The text over the world: hint, statistics, the query's report, the message, the help;
+/// redrawn only when due (into the overlay's target when cached).
+fn draw_overlay(app: &App, scratch: &mut Scratch) {
+    let sim = &app.sim;
+    let stats = sim.tree().stats();
+    let (_, (_, qy, _, qh)) = scratch.probe_edge;
+    let report = app.report_shown();
     let (sw, sh) = (screen_width(), screen_height());
     let key = overlay_key(app, &stats, (qy + qh).to_bits());
     let overlay = &mut scratch.overlay;
@@ -225,8 +252,6 @@ pub fn frame(app: &App, view: &View, scratch: &mut Scratch) {
         }
         overlay.end();
     }
-    overlay.show();
-    scratch.panel.show();
 }
 
 /// What the overlay shows apart from its timings and counts (which it refreshes every few

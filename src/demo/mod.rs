@@ -241,8 +241,18 @@ async fn run(mut app: App, mut args: Args) {
             app.camera,
         );
         let draw_start = platform::now_seconds();
-        draw::frame(&app, &view, &mut scratch);
-        let draw = platform::now_seconds() - draw_start;
+        draw::prepare(&app, &view, &mut scratch);
+        let mut draw = platform::now_seconds() - draw_start;
+        // The frame's steps: on the step thread while the frame is filled and shown, once
+        // nothing more of it reads the simulation (the text over the world, drawn straight
+        // onto the window, reads it; the last frame's report too).
+        let early = scratch.overlay.cached() && !last;
+        if early {
+            stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
+        }
+        let show_start = platform::now_seconds();
+        draw::show(&app, &view, &mut scratch);
+        draw += platform::now_seconds() - show_start;
         // The frame's drawing is its CPU part now and the last frame's hand-over to OpenGL.
         app.profile.draw.push((draw + present) * 1e3);
         app.profile.present.push(present * 1e3);
@@ -296,8 +306,10 @@ async fn run(mut app: App, mut args: Args) {
             // A page stays open: the scripted frame is done, the demo goes on interactively.
             args.frames = None;
         }
-        // The frame's steps: in line, or on the step thread while the frame is shown.
-        stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
+        if !early {
+            // In line, or on the step thread while the frame is shown.
+            stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
+        }
         // Handing the frame to OpenGL starts here: choosing the panel's camera flushes the
         // frame's draw calls.
         let present_start = platform::now_seconds();
