@@ -650,10 +650,32 @@ impl<T> ItemList<T> {
 
     /// Whether the entry at `pos` may take the rectangle `r` in place, without changing its
     /// group (always in a leaf's list).
-    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn keeps_group(&self, pos: usize, r: &Rect) -> bool {
         !self.banded() || (pos < self.split()) == self.crosses(r)
+    }
+
+    /// Changes the rectangle of the entry at `pos` to `rect`, which keeps the entry's group
+    /// (see [`keeps_group`](Self::keeps_group)): no entry moves.
+    ///
+    /// # Panics
+    /// If `pos` is out of bounds.
+    #[inline(always)]
+    pub(super) fn set_rect_in_group(&mut self, pos: usize, rect: Rect) {
+        debug_assert!(pos < self.entries.len() && self.keeps_group(pos, &rect));
+        self.lanes[pos / W].set(pos % W, &rect);
+        if self.banded() {
+            grow(&mut self.bands[self.group_of(pos)], &rect);
+            if self.runs.is_some() {
+                self.note_apart(pos);
+            }
+        }
+    }
+
+    /// [`note`](Self::note), not inlined: for the callers whose common case has no runs.
+    #[inline(never)]
+    fn note_apart(&mut self, pos: usize) {
+        self.note(pos);
     }
 
     /// Rewrites in place the rectangle of every entry that `new_rect` (given the entry's slot

@@ -142,7 +142,6 @@ impl<T> Quadtree<T> {
     /// the four edges' cells at the node's level with the node's cell instead of computing
     /// the rectangle's level first: the level is at or below the node's exactly when both
     /// edges of each axis share the node's cell there.
-    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn still_fits(&self, node: &Node<T>, r: &Rect, inside: bool) -> bool {
         if !inside || self.config.placement == Placement::Loose {

@@ -278,6 +278,31 @@ impl<T> Quadtree<T> {
     /// assert_eq!(tree.update(id, Rect::new(3.0, 0.0, 1.0, 1.0)), Err(QuadtreeError::Inverted));
     /// ```
     pub fn update(&mut self, id: ItemId, rect: Rect) -> Result<(), QuadtreeError> {
+        // The common case first: a valid rectangle that keeps its item's node and group is
+        // written in place, without computing its level. Inside the (finite) world and not
+        // inverted means valid: a NaN or an infinity fails the containment.
+        if let Some(slot) = self.live_slot(id) {
+            let inside = self.world.contains_rect(&rect)
+                & (rect.min_x <= rect.max_x)
+                & (rect.min_y <= rect.max_y);
+            let node = &self.nodes[slot.node as usize];
+            if inside
+                && self.still_fits(node, &rect, true)
+                && node.items.keeps_group(slot.pos as usize, &rect)
+            {
+                self.nodes[slot.node as usize]
+                    .items
+                    .set_rect_in_group(slot.pos as usize, rect);
+                return Ok(());
+            }
+        }
+        self.update_across(id, rect)
+    }
+
+    /// The rest of [`update`](Self::update): checks, then a move that may change the item's
+    /// node or group. Apart, so that the common case stays small.
+    #[inline(never)]
+    fn update_across(&mut self, id: ItemId, rect: Rect) -> Result<(), QuadtreeError> {
         rect.check()?;
         let slot = self.live_slot(id).ok_or(QuadtreeError::StaleId)?;
         let p = self.place_of(&rect);
