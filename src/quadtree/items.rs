@@ -1251,28 +1251,19 @@ impl<T> ItemList<T> {
     }
 
     /// Appends the handle of every entry whose rectangle intersects `r` (closed), in list
-    /// order. Most blocks a query tests hold no hit, so a block costs one test and one branch
-    /// on its mask, and only hits are written to `out`.
-    #[inline]
-    pub(super) fn gather_hits(&self, r: &Rect, out: &mut Vec<ItemId>) {
+    /// order; `hits` is the block test (a query picks it once, see `Quadtree::query_rect`).
+    /// Most blocks a query tests hold no hit, so a block costs one test and one branch on its
+    /// mask, and only hits are written to `out`.
+    #[inline(always)]
+    pub(super) fn gather_hits<H>(&self, r: &Rect, out: &mut Vec<ItemId>, hits: H)
+    where
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
         if self.has_runs() {
-            return self.gather_hits_in_spans(r, out);
+            self.gather_spans(r, out, hits);
+        } else {
+            self.gather(r, out, hits);
         }
-        if self.lanes.len() > 1 {
-            if let Some(avx) = Avx::detect() {
-                return avx.run(move || self.gather(r, out, |l, r| l.hits_avx(avx, r)));
-            }
-        }
-        self.gather(r, out, Lanes::hits);
-    }
-
-    /// As [`gather_hits`](Self::gather_hits), for a list with runs.
-    #[inline(never)]
-    fn gather_hits_in_spans(&self, r: &Rect, out: &mut Vec<ItemId>) {
-        if let Some(avx) = Avx::detect() {
-            return avx.run(move || self.gather_spans(r, out, |l, r| l.hits_avx(avx, r)));
-        }
-        self.gather_spans(r, out, Lanes::hits);
     }
 
     #[inline(always)]
@@ -1710,13 +1701,18 @@ mod tests {
                 sorted.sort_unstable();
                 assert_eq!(sorted, want, "{n} items");
             }
-            let mut gathered = Vec::new();
-            items.gather_hits(&r, &mut gathered);
             let want: Vec<u32> = (0..n)
                 .filter(|&i| rects[i].intersects(&r))
                 .map(|i| i as u32)
                 .collect();
+            let mut gathered = Vec::new();
+            items.gather_hits(&r, &mut gathered, Lanes::hits);
             assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
+            if let Some(avx) = Avx::detect() {
+                gathered.clear();
+                avx.run(|| items.gather_hits(&r, &mut gathered, |l, r| l.hits_avx(avx, r)));
+                assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
+            }
         }
     }
 
@@ -1878,11 +1874,19 @@ mod tests {
             );
             grouped.sort_unstable();
             assert_eq!(grouped, want);
-            let mut gathered = Vec::new();
-            items.gather_hits(&q, &mut gathered);
-            let mut gathered: Vec<usize> = gathered.iter().map(|id| id.index as usize).collect();
-            gathered.sort_unstable();
-            assert_eq!(gathered, want);
+            let sorted_gather = |hits: &dyn Fn(&Lanes, &Rect) -> u32| {
+                let mut gathered = Vec::new();
+                items.gather_hits(&q, &mut gathered, hits);
+                let mut gathered: Vec<usize> =
+                    gathered.iter().map(|id| id.index as usize).collect();
+                gathered.sort_unstable();
+                gathered
+            };
+            assert_eq!(sorted_gather(&Lanes::hits), want);
+            if let Some(avx) = Avx::detect() {
+                let gathered = avx.run(|| sorted_gather(&|l, r| l.hits_avx(avx, r)));
+                assert_eq!(gathered, want);
+            }
             // The portable block test, and a scan from a position on.
             let from = step % (items.len() + 1);
             let want: Vec<usize> = want.into_iter().filter(|&v| at[v] >= from).collect();

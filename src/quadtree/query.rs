@@ -5,7 +5,11 @@ use std::cmp::Ordering;
 use std::ops::ControlFlow;
 
 use super::geom::{f32_at_or_above, f32_at_or_below};
-use super::{traverse::NodeStack, ItemId, ItemRef, NodeInfo, Quadtree, QuadtreeError, Rect};
+use super::items::Lanes;
+use super::simd::Avx;
+use super::{
+    traverse::NodeStack, CellRange, ItemId, ItemRef, NodeInfo, Quadtree, QuadtreeError, Rect,
+};
 
 /// The work a rectangle query did, from
 /// [`for_each_in_rect_counting`](Quadtree::for_each_in_rect_counting).
@@ -155,12 +159,35 @@ impl<T> Quadtree<T> {
         query.check()?;
         let before = out.len();
         // Not through `for_each_in_rect`: appending handles needs no per-hit callback, so the
-        // hits go straight from the block test into `out`.
-        let _ = self.walk_nodes(0, self.cell_range(query), |node| {
-            node.items.gather_hits(query, out);
-            ControlFlow::<()>::Continue(())
-        });
+        // hits go straight from the block test into `out`. The block test is chosen once: with
+        // AVX the whole walk is compiled for it, so every list's scan inlines the test.
+        let range = self.cell_range(query);
+        if let Some(avx) = Avx::detect() {
+            avx.run(|| self.gather_in_range(query, range, out, |l, r| l.hits_avx(avx, r)));
+        } else {
+            self.gather_in_range(query, range, out, Lanes::hits);
+        }
         Ok(out.len() - before)
+    }
+
+    /// The walk of [`query_rect`](Self::query_rect) with the block test `hits`.
+    #[inline(always)]
+    fn gather_in_range<H>(&self, query: &Rect, range: CellRange, out: &mut Vec<ItemId>, hits: H)
+    where
+        H: Fn(&Lanes, &Rect) -> u32 + Copy,
+    {
+        // Two walks, each with its own visit, so that each inlines its visit and the test.
+        if self.table_walk_fits(range) {
+            let _ = self.walk_table(range, |node| {
+                node.items.gather_hits(query, out, hits);
+                ControlFlow::<()>::Continue(())
+            });
+        } else {
+            let _ = self.walk_nodes(0, range, |node| {
+                node.items.gather_hits(query, out, hits);
+                ControlFlow::<()>::Continue(())
+            });
+        }
     }
 
     /// Calls `f` for every item whose rectangle contains the point (edges included), until `f`

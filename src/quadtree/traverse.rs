@@ -83,6 +83,64 @@ impl<T> Quadtree<T> {
         ControlFlow::Continue(())
     }
 
+    /// Visits every node whose region overlaps `range`: a small range by the level tables
+    /// (see [`walk_table`](Self::walk_table)), a larger one by walking down from the root.
+    #[inline(always)]
+    pub(super) fn walk_range<'a, B, F>(&'a self, range: CellRange, f: F) -> ControlFlow<B>
+    where
+        F: FnMut(&'a Node<T>) -> ControlFlow<B>,
+    {
+        if self.table_walk_fits(range) {
+            self.walk_table(range, f)
+        } else {
+            self.walk_nodes(0, range, f)
+        }
+    }
+
+    /// Whether `range` covers few enough deepest-level cells for
+    /// [`walk_table`](Self::walk_table).
+    #[inline(always)]
+    pub(super) fn table_walk_fits(&self, range: CellRange) -> bool {
+        let deep = self.range_at_level(range, self.deepest);
+        u64::from(deep.x1 - deep.x0 + 1) * u64::from(deep.y1 - deep.y0 + 1) <= TABLE_WALK_CELLS
+    }
+
+    /// Visits every node whose region overlaps `range` by reading each level's table over
+    /// the range's cells, from the root down: no stack, and no node is read unless its region
+    /// overlaps the range. A node exists only if its parent does, so a level without a node
+    /// in range ends the walk. Nodes with empty subtrees are visited too (with no items). For
+    /// small ranges: the cost grows with the range's cells at every level.
+    #[inline(always)]
+    pub(super) fn walk_table<'a, B, F>(&'a self, range: CellRange, mut f: F) -> ControlFlow<B>
+    where
+        F: FnMut(&'a Node<T>) -> ControlFlow<B>,
+    {
+        for (level, table) in self.level_tables[..=self.deepest as usize]
+            .iter()
+            .enumerate()
+        {
+            let r = self.range_at_level(range, level as u8);
+            // Loose margins can reach past the world's last cell; the ends are exclusive.
+            let last = 1u32 << level;
+            let (x1, y1) = ((r.x1 + 1).min(last), (r.y1 + 1).min(last));
+            let mut any = false;
+            for cy in r.y0..y1 {
+                let row = (cy << level) as usize;
+                for cx in r.x0..x1 {
+                    let n = table[row | cx as usize];
+                    if n != NULL {
+                        any = true;
+                        f(&self.nodes[n as usize])?;
+                    }
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
     /// Calls `f` for every entry intersecting `query` (closed), with the lists' block test,
     /// in the nodes whose regions overlap it.
     #[inline]
@@ -90,7 +148,7 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
-        self.walk_nodes(0, self.cell_range(query), |node| {
+        self.walk_range(self.cell_range(query), |node| {
             node.items.for_each_hit_windowed(query, &mut f)
         })
     }
