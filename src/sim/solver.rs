@@ -126,8 +126,14 @@ fn clamp_to(x: f32, hi: f32) -> f32 {
 #[derive(Debug, Default)]
 pub(super) struct SolverBuffers {
     /// Per chunk of contacts, a count (then the next position) per bucket: each stripe, then
-    /// the serial pass.
+    /// the serial pass (per bucket and row, in the one-pass sort).
     counts: Vec<u32>,
+    /// Each particle's row and stripe, `row << 8 | stripe`: what a contact's key needs of
+    /// its particles' positions (the one-pass sort).
+    particle_keys: Vec<u32>,
+    /// Each contact's bucket and row as one number, in the broad phase's order (the one-pass
+    /// sort).
+    key: Vec<u32>,
     /// Each contact's bucket, in the broad phase's order.
     bucket: Vec<u16>,
     /// The contacts with their rows in the broad phase's order, then scratch of the row sort.
@@ -311,7 +317,9 @@ impl Simulation {
                     // SAFETY: see `pair_of`; `sort_contacts` checked every index.
                     let (pa, pb) = unsafe { pair_of(&particles, c) };
                     solve_contact(&params, c.vertical(), pa, pb);
-                    vertical[found] = *c;
+                    // SAFETY: `found` counts some of the contacts before this one, so it is
+                    // below the list's length, which `vertical` has.
+                    unsafe { *vertical.get_unchecked_mut(found) = *c };
                     found += usize::from(c.vertical());
                 }
                 *count = found as u32;
@@ -344,13 +352,11 @@ impl Simulation {
     }
 
     /// Sorts the contacts of the last broad phase into stripes (see the module documentation),
-    /// each stripe's floor first, and lists each stripe's contacts along y apart for the shock
-    /// pass. One pass over fixed chunks of contacts finds each contact's row, axis and stripe
-    /// (from its particles' positions) and counts the stripes; a second puts the contacts in
-    /// stripe order; then each stripe, in its own task, sorts its contacts by row (a counting
-    /// sort, stable). The order does not depend on the thread count. Where the rows span far
-    /// more than there are contacts (a tall world), each stripe is sorted by comparison
-    /// instead, so that nothing is sized by the world.
+    /// each stripe's floor first; within a row, in the broad phase's order. The order does
+    /// not depend on the thread count. Where the world's rows times its stripes are few next
+    /// to the contacts, one stable counting sort by stripe and row does it; elsewhere (a tall
+    /// world) the contacts go by stripe first, then each stripe by row, so that nothing is
+    /// sized by the world.
     fn sort_contacts(&mut self) {
         let keys = Keys {
             floor: self.config.world.max_y,
@@ -359,13 +365,144 @@ impl Simulation {
             gravity: self.config.gravity_on && self.config.gravity > 0.0,
             grid: self.stripes,
         };
+        let n = self.particles.len();
+        self.buffers
+            .rest_step
+            .resize(n, self.buffers.step.wrapping_sub(REST_STEPS + 1));
+        // One bucket per stripe, and one for the serial pass.
+        let width = self.stripes.count + 1;
+        let m = self.contacts.len();
+        // Every particle lies inside the world, so its row is at most the top's.
+        let rows = keys.row(self.config.world.min_y) as usize + 1;
+        if rows < 1 << 24 && rows.saturating_mul(width) <= 4 * m + 65_536 {
+            self.sort_contacts_in_one_pass(&keys, rows);
+        } else {
+            self.sort_contacts_by_stripe_then_row(&keys);
+        }
+    }
+
+    /// `sort_contacts` as one stable counting sort by bucket and row, for worlds whose rows
+    /// times buckets are few next to the contacts: the order is the same as
+    /// [`sort_contacts_by_stripe_then_row`](Self::sort_contacts_by_stripe_then_row) gives.
+    /// Each particle's row and stripe are found once, in a pass over the particles; then one
+    /// pass over the contacts finds each contact's key and counts the keys, and a second puts
+    /// the contacts in place. The contacts are counted in a few consecutive groups, each
+    /// counting for itself, so that the groups run in parallel; a stable counting sort has
+    /// one answer, whatever the groups.
+    fn sort_contacts_in_one_pass(&mut self, keys: &Keys, rows: usize) {
+        let width = self.stripes.count + 1;
+        let cells = rows * width;
+        let buf = &mut self.buffers;
+        let workers = &self.workers;
+        let particles = &self.particles;
+        let contacts = &self.contacts;
+        let (n, m) = (particles.len(), contacts.len());
+        let last_row = (rows - 1) as u32;
+        buf.particle_keys.resize(n, 0);
+        // `move`: a copy of `keys` in registers, as in `resolve`.
+        let keys = *keys;
+        workers.for_each_chunk(&mut buf.particle_keys, CHUNK, move |k, chunk| {
+            let from = &particles[k * CHUNK..k * CHUNK + chunk.len()];
+            for (key, p) in chunk.iter_mut().zip(from) {
+                *key = keys.row(p.y).min(last_row) << 8 | keys.grid.of(p.x);
+            }
+        });
+        // Groups of contacts, as many as the threads (each at least 65,536 contacts) while
+        // their counts stay few next to the contacts.
+        let groups = (m / 65_536)
+            .min((4 * m + 65_536) / cells)
+            .clamp(1, workers.threads());
+        let per_group = m.div_ceil(groups).max(1);
+        let items = |g: usize| (g * per_group).min(m)..((g + 1) * per_group).min(m);
+        buf.unsorted.resize(m, Contact::default());
+        buf.sorted.resize(m, Contact::default());
+        buf.vertical.resize(m, Contact::default());
+        buf.key.resize(m, 0);
+        buf.counts.clear();
+        buf.counts.resize(groups * cells, 0);
+        {
+            let unsorted = SharedSlice::new(&mut buf.unsorted);
+            let key = SharedSlice::new(&mut buf.key);
+            let particle_keys = &buf.particle_keys;
+            workers.for_each_chunk(&mut buf.counts, cells, move |g, counts| {
+                // SAFETY: task g alone touches group g's contacts.
+                let (out, out_key) = unsafe { (unsorted.range(items(g)), key.range(items(g))) };
+                let chunk = &contacts[items(g)];
+                for ((c, k), &(a, b)) in out.iter_mut().zip(out_key).zip(chunk) {
+                    // Indexing checks `a` and `b` (the passes after this one rely on it);
+                    // the particles have as many entries as their keys.
+                    let (ka, kb) = (particle_keys[a as usize], particle_keys[b as usize]);
+                    // SAFETY: `a` and `b` are below `n`, checked just above.
+                    let (pa, pb) = unsafe {
+                        (
+                            particles.get_unchecked(a as usize),
+                            particles.get_unchecked(b as usize),
+                        )
+                    };
+                    // The row of the lower particle: rows never grow downwards.
+                    let row = (ka >> 8).min(kb >> 8);
+                    let bucket = keys.bucket(ka & 0xff, kb & 0xff);
+                    let axis = if is_vertical(pa, pb, keys.size, keys.dt, keys.gravity) {
+                        VERTICAL
+                    } else {
+                        0
+                    };
+                    let at = bucket * rows + row as usize;
+                    *c = Contact {
+                        row_axis: row | axis,
+                        a,
+                        b,
+                    };
+                    *k = at as u32;
+                    debug_assert!(at < cells);
+                    // SAFETY: the bucket is at most the stripe count and the row at most
+                    // `last_row`, so `at` is below `cells`, the length of `counts`.
+                    unsafe { *counts.get_unchecked_mut(at) += 1 };
+                }
+            });
+        }
+        // Cells in order, each group's share in group order: stable.
+        buf.starts.clear();
+        let mut at = 0u32;
+        for cell in 0..cells {
+            if cell % rows == 0 {
+                buf.starts.push(at);
+            }
+            for g in 0..groups {
+                let count = buf.counts[g * cells + cell];
+                buf.counts[g * cells + cell] = at;
+                at += count;
+            }
+        }
+        buf.starts.push(at);
+        buf.verticals.resize(width, 0);
+        let (unsorted, key) = (&buf.unsorted, &buf.key);
+        let sorted = SharedSlice::new(&mut buf.sorted);
+        workers.for_each_chunk(&mut buf.counts, cells, |g, next| {
+            for (&k, c) in key[items(g)].iter().zip(&unsorted[items(g)]) {
+                debug_assert!((k as usize) < cells);
+                // SAFETY: every key is below `cells` (see above); the counts hand out each
+                // position below `m` once.
+                unsafe {
+                    let at = next.get_unchecked_mut(k as usize);
+                    *sorted.get_unchecked(*at as usize) = *c;
+                    *at += 1;
+                }
+            }
+        });
+    }
+
+    /// `sort_contacts` for any world. One pass over fixed chunks of contacts finds each
+    /// contact's row, axis and stripe (from its particles' positions) and counts the stripes;
+    /// a second puts the contacts in stripe order; then each stripe, in its own task, sorts
+    /// its contacts by row (a counting sort, stable). Where the rows span far more than there
+    /// are contacts, each stripe is sorted by comparison instead.
+    fn sort_contacts_by_stripe_then_row(&mut self, keys: &Keys) {
+        let keys = *keys;
         // One bucket per stripe, and one for the serial pass.
         let width = self.stripes.count + 1;
         let buf = &mut self.buffers;
         let workers = &self.workers;
-        let n = self.particles.len();
-        buf.rest_step
-            .resize(n, buf.step.wrapping_sub(REST_STEPS + 1));
         let particles = &self.particles;
         let contacts = &self.contacts;
         let m = contacts.len();
@@ -494,33 +631,46 @@ impl Keys {
     /// left particle, or the serial pass if its particles are more than a stripe apart.
     #[inline(always)]
     fn of(&self, a: u32, b: u32, pa: &Particle, pb: &Particle) -> (Contact, usize) {
-        // Rows half a particle high: a particle and the one it rests on (one side apart, less
-        // a small overlap) never share a row, so the support comes first. The lower
-        // particle's top edge (as `f32::max`, NaN apart).
+        // The lower particle's top edge (as `f32::max`, NaN apart).
         let y = if pa.y > pb.y { pa.y } else { pb.y };
-        // Clamped as a float (NaN, which never happens here, gives 0), so that the
-        // conversion needs no checks of its own; rows too far up for 31 bits share the last
-        // (the largest `f32` below 2^31).
-        let row = clamp_to((self.floor - y) / (0.5 * self.size), 2_147_483_520.0);
-        // SAFETY: `row` is a number in `[0, 2^31)`.
-        let row = unsafe { row.to_int_unchecked::<i32>() } as u32;
+        let row = self.row(y);
         let axis = if is_vertical(pa, pb, self.size, self.dt, self.gravity) {
             VERTICAL
         } else {
             0
         };
-        let (sa, sb) = (self.grid.of(pa.x), self.grid.of(pb.x));
-        let bucket = if sa.abs_diff(sb) <= 1 {
-            sa.min(sb) as usize
-        } else {
-            self.grid.count
-        };
+        let bucket = self.bucket(self.grid.of(pa.x), self.grid.of(pb.x));
         let contact = Contact {
             row_axis: row | axis,
             a,
             b,
         };
         (contact, bucket)
+    }
+
+    /// The row of a particle whose top edge is `y`. Rows are half a particle high: a particle
+    /// and the one it rests on (one side apart, less a small overlap) never share a row, so
+    /// the support comes first. Never increasing in `y`, so the row of the lower of two
+    /// particles is the smaller of their rows.
+    #[inline(always)]
+    fn row(&self, y: f32) -> u32 {
+        // Clamped as a float (NaN, which never happens here, gives 0), so that the
+        // conversion needs no checks of its own; rows too far up for 31 bits share the last
+        // (the largest `f32` below 2^31).
+        let row = clamp_to((self.floor - y) / (0.5 * self.size), 2_147_483_520.0);
+        // SAFETY: `row` is a number in `[0, 2^31)`.
+        unsafe { row.to_int_unchecked::<i32>() as u32 }
+    }
+
+    /// The bucket of a contact whose particles are in stripes `sa` and `sb`: the left one's
+    /// stripe, or the serial pass if they are more than a stripe apart.
+    #[inline(always)]
+    fn bucket(&self, sa: u32, sb: u32) -> usize {
+        if sa.abs_diff(sb) <= 1 {
+            sa.min(sb) as usize
+        } else {
+            self.grid.count
+        }
     }
 }
 
