@@ -51,12 +51,13 @@
 //!   eight-lane AVX block test on x86_64 used only after a run-time check that the CPU has
 //!   AVX. Other targets, and any build with `RUSTFLAGS="--cfg quadstress_portable"`, use a
 //!   portable form with no unsafe code.
-//! - `sim/parallel.rs` and `sim/solver.rs` (feature `sim`): `SharedSlice`, a `&mut [T]`
-//!   that the tasks of one parallel loop write through at disjoint indices, bounds-checked on
-//!   every access. The stripe solver relies on it: a contact touches particles of its stripe
+//! - `sim/parallel.rs`, `sim/solver.rs` and `sim/layout.rs` (feature `sim`): `SharedSlice`, a
+//!   `&mut [T]` that the tasks of one parallel loop write through at disjoint indices,
+//!   bounds-checked on every access. The stripe solver relies on it: a contact touches particles of its stripe
 //!   and the next only (the others go to a serial pass), and the stripes solved at once are
 //!   two apart, so no particle is written by two tasks at a time; the contact sort writes
-//!   each position its counting sort hands out once. Safe indexing cannot express these
+//!   each position its counting sort hands out once, and so do the reorder's radix sort and
+//!   its renumbering of the particles. Safe indexing cannot express these
 //!   writes: a stripe's particles are scattered through the particle array.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
