@@ -15,6 +15,7 @@ use macroquad::material::{
 use macroquad::miniquad::ShaderSource;
 use macroquad::texture::{draw_texture, FilterMode, Image, Texture2D};
 
+use super::overlay::Layer;
 use super::scene::{outline_edges, span, square_span, tint_span, Scene};
 
 /// The canvas is opaque: drawn without blending, a software OpenGL writes each pixel once
@@ -75,6 +76,8 @@ pub struct Canvas {
     /// scene is the same (an empty or settled world) is shown again without filling or
     /// uploading the window's pixels.
     painted: Scene,
+    /// The versions of the layers blended over the scene in the image.
+    painted_layers: [u64; 2],
     uploaded: bool,
 }
 
@@ -124,16 +127,59 @@ impl Band<'_> {
         }
     }
 
-    /// Draws the scene's part in this band.
-    fn paint(&mut self, scene: &Scene) {
+    /// Blends the boxes of `layer` over the band, as OpenGL would draw them onto the window:
+    /// premultiplied colours over the pixels (rounded to nearest), or opaque wherever the
+    /// texel has coverage.
+    fn blend_layer(&mut self, layer: &Layer) {
         let (w, h) = (self.width, self.height);
-        let background = self.layout.order(scene.background);
-        for px in self.bytes.chunks_exact_mut(4) {
-            px.copy_from_slice(&background);
+        for (index, &([x0, y0, bw, bh], _)) in layer.boxes.iter().enumerate() {
+            let (x1, y1) = ((x0 + bw).min(w), (y0 + bh).min(h));
+            for row in y0.max(self.y0)..y1.min(self.y1) {
+                let at = self.row_start(row);
+                for x in x0..x1 {
+                    let t = self.layout.order(layer.texel(index, x, row));
+                    let px = &mut self.bytes[at + x * 4..at + x * 4 + 4];
+                    if layer.drawn_is_opaque {
+                        if t[3] > 0 {
+                            px[..3].copy_from_slice(&t[..3]);
+                        }
+                        continue;
+                    }
+                    let keep = 255 - u32::from(t[3]);
+                    for c in 0..3 {
+                        let under = (u32::from(px[c]) * keep + 127) / 255;
+                        px[c] = (u32::from(t[c]) + under).min(255) as u8;
+                    }
+                }
+            }
         }
-        if let Some((r, rgba)) = scene.floor {
-            if let Some([x0, y0, x1, y1]) = span(r, w, h) {
-                self.fill_pixels(x0, y0, x1, y1, rgba);
+    }
+
+    /// Draws the scene's part in this band, then the layers' boxes over it.
+    fn paint(&mut self, scene: &Scene, layers: [&Layer; 2]) {
+        let (w, h) = (self.width, self.height);
+        // The background and the floor in one pass: each pixel is written once.
+        let background = self.layout.order(scene.background);
+        let floor = scene
+            .floor
+            .and_then(|(r, rgba)| Some((span(r, w, h)?, self.layout.order(rgba))));
+        let fill = |bytes: &mut [u8], color: &[u8; 4]| {
+            for px in bytes.chunks_exact_mut(4) {
+                px.copy_from_slice(color);
+            }
+        };
+        for row in self.y0..self.y1 {
+            let at = self.row_start(row);
+            let line = &mut self.bytes[at..at + w * 4];
+            match floor {
+                Some(([x0, y0, x1, y1], color)) if (y0..y1).contains(&row) => {
+                    let (left, rest) = line.split_at_mut(x0 * 4);
+                    let (middle, right) = rest.split_at_mut((x1 - x0) * 4);
+                    fill(left, &background);
+                    fill(middle, &color);
+                    fill(right, &background);
+                }
+                _ => fill(line, &background),
             }
         }
         let side = scene.side;
@@ -170,6 +216,9 @@ impl Band<'_> {
                 }
             }
         }
+        for layer in layers {
+            self.blend_layer(layer);
+        }
     }
 }
 
@@ -192,22 +241,32 @@ impl Canvas {
             #[cfg(not(target_arch = "wasm32"))]
             blit: Blit::default(),
             painted: Scene::default(),
+            painted_layers: [0; 2],
             uploaded: false,
         }
     }
 
-    /// Resizes to `width` x `height` if needed and draws `scene` in up to `bands` horizontal
-    /// bands at once.
-    pub fn paint(&mut self, width: u16, height: u16, scene: &Scene, bands: usize) {
+    /// Resizes to `width` x `height` if needed and draws `scene` and then `layers` (the text
+    /// over the world, the controls panel) in up to `bands` horizontal bands at once.
+    pub fn paint(
+        &mut self,
+        width: u16,
+        height: u16,
+        scene: &Scene,
+        layers: [&Layer; 2],
+        bands: usize,
+    ) {
         // A minimised window can report a zero size; keep a 1x1 canvas rather than a 0x0 texture.
         let (width, height) = (width.max(1), height.max(1));
+        let versions = layers.map(|l| l.version);
         if self.image.width != width || self.image.height != height {
             self.image = Image::gen_image_color(width, height, macroquad::color::BLANK);
-        } else if self.uploaded && *scene == self.painted {
+        } else if self.uploaded && *scene == self.painted && versions == self.painted_layers {
             return;
         }
         self.uploaded = false;
         self.painted.copy_from(scene);
+        self.painted_layers = versions;
         let (w, h) = (usize::from(width), usize::from(height));
         let bands = bands.clamp(1, (h / MIN_BAND_ROWS).max(1));
         let rows = h.div_ceil(bands);
@@ -223,7 +282,7 @@ impl Canvas {
                 y1,
                 layout,
             }
-            .paint(scene);
+            .paint(scene, layers);
         };
         #[cfg(not(target_arch = "wasm32"))]
         if bands > 1 {
@@ -462,10 +521,10 @@ mod tests {
     fn bands_give_the_same_pixels_as_one_thread() {
         let scene = scene();
         let mut one = Canvas::new(Layout::Rgba);
-        one.paint(300, 200, &scene, 1);
+        one.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
         // 200 rows in bands of at least 64: three bands, the last one short.
         let mut banded = Canvas::new(Layout::Rgba);
-        banded.paint(300, 200, &scene, 8);
+        banded.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 8);
         assert!(one.image.bytes == banded.image.bytes, "the bands differ");
         assert_eq!(
             one.pixel(0, 0),
@@ -482,13 +541,66 @@ mod tests {
         assert_eq!(one.pixel(65, 65), HIGHLIGHT);
     }
 
+    /// A layer of one `w` x `h` box at `(x, y)` of texel `rgba`.
+    fn layer(x: usize, y: usize, w: usize, h: usize, rgba: [u8; 4], opaque: bool) -> Layer {
+        Layer {
+            boxes: vec![([x, y, w, h], 0)],
+            texels: rgba.repeat(w * h),
+            drawn_is_opaque: opaque,
+            version: 1,
+            ..Layer::default()
+        }
+    }
+
+    #[test]
+    fn layers_blend_over_the_scene_as_opengl_would_on_any_band_count() {
+        let scene = scene();
+        let mut plain = Canvas::new(Layout::Rgba);
+        let none = Layer::default();
+        plain.paint(300, 200, &scene, [&none, &none], 1);
+        // 80% black over everything (the text panels' fill), and an opaque panel with a
+        // hole (no coverage) at its first texel.
+        let text = layer(40, 50, 120, 100, [0, 0, 0, 204], false);
+        let mut panel = layer(200, 60, 50, 70, [70, 80, 90, 255], true);
+        // Texels come bottom row first: the first is the box's bottom-left.
+        panel.texels[3] = 0;
+        for layout in [Layout::Rgba, Layout::Bgra] {
+            let mut one = Canvas::new(layout);
+            one.paint(300, 200, &scene, [&text, &panel], 1);
+            let mut banded = Canvas::new(layout);
+            banded.paint(300, 200, &scene, [&text, &panel], 3);
+            assert!(one.image.bytes == banded.image.bytes, "the bands differ");
+            for (x, y) in [(40, 50), (100, 100), (159, 149)] {
+                let under = plain.pixel(x, y);
+                let over = one.pixel(x, y);
+                for c in 0..3 {
+                    let expected = (f32::from(under[c]) * 51.0 / 255.0).round() as u8;
+                    assert_eq!(over[c], expected, "({x}, {y}) channel {c}");
+                }
+            }
+            assert_eq!(one.pixel(39, 100), plain.pixel(39, 100), "left of the box");
+            assert_eq!(one.pixel(220, 100), [70, 80, 90, 255]);
+            assert_eq!(one.pixel(200, 129), plain.pixel(200, 129), "the hole");
+            assert_eq!(one.pixel(201, 129), [70, 80, 90, 255]);
+        }
+        // A new version of a layer is painted again, the same one is not.
+        let mut canvas = Canvas::new(Layout::Rgba);
+        canvas.paint(300, 200, &scene, [&text, &panel], 2);
+        canvas.uploaded = true;
+        canvas.paint(300, 200, &scene, [&text, &panel], 2);
+        assert!(canvas.uploaded);
+        panel.version += 1;
+        canvas.paint(300, 200, &scene, [&text, &panel], 2);
+        assert!(!canvas.uploaded);
+    }
+
     #[test]
     fn the_window_order_holds_the_same_pixels_with_red_and_blue_swapped() {
         let scene = scene();
         let mut rgba = Canvas::new(Layout::Rgba);
-        rgba.paint(300, 200, &scene, 1);
+        rgba.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
         let mut bgra = Canvas::new(Layout::Bgra);
-        bgra.paint(300, 200, &scene, 3);
+        bgra.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 3);
         for (a, b) in rgba
             .image
             .bytes
@@ -509,18 +621,18 @@ mod tests {
     fn an_unchanged_scene_is_not_filled_again_and_a_changed_one_is() {
         let mut scene = scene();
         let mut canvas = Canvas::new(Layout::Rgba);
-        canvas.paint(300, 200, &scene, 2);
+        canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
         let first = canvas.image.bytes.clone();
         // As after `present`: the texture holds the image.
         canvas.uploaded = true;
         canvas.image.bytes[0] = 99;
-        canvas.paint(300, 200, &scene, 2);
+        canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
         assert_eq!(canvas.image.bytes[0], 99, "the same scene was filled again");
         scene.highlights.push((150, 190, HIGHLIGHT));
-        canvas.paint(300, 200, &scene, 2);
+        canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
         assert!(!canvas.uploaded, "a changed scene must be uploaded");
         let mut fresh = Canvas::new(Layout::Rgba);
-        fresh.paint(300, 200, &scene, 1);
+        fresh.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
         assert!(canvas.image.bytes == fresh.image.bytes);
         assert!(canvas.image.bytes != first);
         assert_eq!(canvas.pixel(151, 191), HIGHLIGHT);

@@ -109,6 +109,14 @@ pub struct Scratch {
 impl Scratch {
     /// Buffers for `route`, the overlay kept in a render target when `cached_overlay`.
     pub fn new(route: Route, cached_overlay: bool) -> Self {
+        let mut overlay = Overlay::new(cached_overlay);
+        let mut panel = PanelCache::new(cached_overlay);
+        // The canvas blends the cached boxes in itself: under a software OpenGL that costs
+        // less than blending them onto the window as textured quads.
+        if matches!(route, Route::Canvas(_)) {
+            overlay.composite_on_cpu();
+            panel.composite_on_cpu();
+        }
         Scratch {
             route,
             bands: super::platform::threads(),
@@ -116,8 +124,8 @@ impl Scratch {
             text: String::with_capacity(1024),
             touching: Vec::new(),
             help: super::controls::help_lines().collect(),
-            overlay: Overlay::new(cached_overlay),
-            panel: PanelCache::new(cached_overlay),
+            overlay,
+            panel,
             probe_edge: (
                 Outline::Rect(Rect::new(0.0, 0.0, 0.0, 0.0)),
                 (0.0, 0.0, 0.0, 0.0),
@@ -170,6 +178,7 @@ pub fn prepare(app: &App, view: &View, scratch: &mut Scratch) {
     if scratch.overlay.cached() {
         draw_overlay(app, scratch);
     }
+    scratch.panel.read_back();
 }
 
 /// The part of a frame that hands it to OpenGL: the particles and outlines, the probe's edge,
@@ -187,7 +196,8 @@ pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
     let (width, height) = (screen_width() as u16, screen_height() as u16);
     match &mut scratch.route {
         Route::Canvas(canvas) => {
-            canvas.paint(width, height, &scratch.scene, scratch.bands);
+            let layers = [&scratch.overlay.layer, &scratch.panel.layer];
+            canvas.paint(width, height, &scratch.scene, layers, scratch.bands);
             canvas.present();
         }
         Route::Instanced(instanced) => {
@@ -204,14 +214,16 @@ pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
             );
         }
     }
-    // The probe's edge above the particles, so it stays visible in a crowd.
-    let (outline, quad) = scratch.probe_edge;
-    draw_probe(outline, view, quad);
     if !scratch.overlay.cached() {
         draw_overlay(app, scratch);
     }
     scratch.overlay.show();
     scratch.panel.show();
+    // The probe's edge above the particles and the text, so it stays visible in a crowd and
+    // wherever it is dragged (and lies over the text whether the canvas blends the text in
+    // or OpenGL draws it).
+    let (outline, quad) = scratch.probe_edge;
+    draw_probe(outline, view, quad);
 }
 
 /// The text over the world: hint, statistics, the query's report, the message, the help;

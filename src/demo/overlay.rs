@@ -95,6 +95,109 @@ fn material_with(fragment: &str, color_source: BlendFactor) -> Option<Material> 
     .ok()
 }
 
+/// Boxes of a render target read back into memory, for the CPU canvas to blend over its
+/// pixels: under a software OpenGL, blending textured quads over the window costs more than
+/// the canvas's own filling, and the boxes change only every few frames.
+#[derive(Debug, Default)]
+pub struct Layer {
+    /// Each box: its first column and row on the window, its width and height, and where its
+    /// texels start in `texels` (RGBA, its bottom row first, as OpenGL reads them).
+    pub boxes: Vec<([usize; 4], usize)>,
+    pub texels: Vec<u8>,
+    /// How the texels go onto the window: premultiplied colours blended over it, or (the
+    /// controls panel) every texel with some coverage opaque.
+    pub drawn_is_opaque: bool,
+    /// Changes whenever the boxes or texels do.
+    pub version: u64,
+    /// The framebuffer object around the target's texture, made on first use, and that
+    /// texture's GL name.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fbo: (u32, u32),
+}
+
+impl Layer {
+    /// The texel (RGBA) of the box at `index` under window pixel `(x, y)`, which it covers.
+    #[inline]
+    pub fn texel(&self, index: usize, x: usize, y: usize) -> [u8; 4] {
+        let ([x0, y0, w, h], start) = self.boxes[index];
+        let at = start + ((y0 + h - 1 - y) * w + (x - x0)) * 4;
+        [
+            self.texels[at],
+            self.texels[at + 1],
+            self.texels[at + 2],
+            self.texels[at + 3],
+        ]
+    }
+
+    /// Reads boxes `boxes` of `target` (`height` rows, the window's rows bottom up) back.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn read(&mut self, target: &RenderTarget, height: u32, boxes: &[Rect]) {
+        use macroquad::miniquad::gl::*;
+        use macroquad::miniquad::RawId;
+        self.version += 1;
+        self.boxes.clear();
+        self.texels.clear();
+        for b in boxes {
+            let (x0, y0) = (b.x as usize, b.y as usize);
+            let (w, h) = (
+                b.w as usize,
+                (b.h as usize).min((height as usize).saturating_sub(y0)),
+            );
+            if w == 0 || h == 0 {
+                continue;
+            }
+            self.boxes.push(([x0, y0, w, h], self.texels.len()));
+            self.texels.resize(self.texels.len() + w * h * 4, 0);
+        }
+        // SAFETY: the window's context is current on this thread; macroquad's draws into the
+        // target are flushed first, and the framebuffer binding is restored after.
+        unsafe {
+            let mut gl = macroquad::window::get_internal_gl();
+            gl.flush();
+            let texture = match gl
+                .quad_context
+                .texture_raw_id(target.texture.raw_miniquad_id())
+            {
+                RawId::OpenGl(id) => id,
+                #[allow(unreachable_patterns)]
+                _ => return,
+            };
+            let mut bound = 0;
+            glGetIntegerv(GL_FRAMEBUFFER_BINDING, &mut bound);
+            if self.fbo.1 != texture || self.fbo.0 == 0 {
+                if self.fbo.0 == 0 {
+                    glGenFramebuffers(1, &mut self.fbo.0);
+                }
+                glBindFramebuffer(GL_FRAMEBUFFER, self.fbo.0);
+                glFramebufferTexture2D(
+                    GL_FRAMEBUFFER,
+                    GL_COLOR_ATTACHMENT0,
+                    GL_TEXTURE_2D,
+                    texture,
+                    0,
+                );
+                self.fbo.1 = texture;
+            }
+            glBindFramebuffer(GL_FRAMEBUFFER, self.fbo.0);
+            const GL_PACK_ALIGNMENT: u32 = 0x0D05;
+            glPixelStorei(GL_PACK_ALIGNMENT, 1);
+            for &([x0, y0, w, h], start) in &self.boxes {
+                let gl_y = height as usize - y0 - h;
+                glReadPixels(
+                    x0 as i32,
+                    gl_y as i32,
+                    w as i32,
+                    h as i32,
+                    GL_RGBA,
+                    GL_UNSIGNED_BYTE,
+                    self.texels[start..].as_mut_ptr().cast(),
+                );
+            }
+            glBindFramebuffer(GL_FRAMEBUFFER, bound as u32);
+        }
+    }
+}
+
 /// The cached overlay: its render target, the boxes drawn into it, and when and from what
 /// it was last drawn.
 pub struct Overlay {
@@ -112,6 +215,9 @@ pub struct Overlay {
     /// Whether drawing goes to the target (false: straight onto the window, the reference
     /// the cache is tested against, and the fallback when a material fails to load).
     cached: bool,
+    /// The boxes read back after each redraw, when the canvas blends them in.
+    pub layer: Layer,
+    composited: bool,
 }
 
 impl Overlay {
@@ -136,7 +242,16 @@ impl Overlay {
             frames: REFRESH_FRAMES,
             again: false,
             cached,
+            layer: Layer::default(),
+            composited: false,
         }
+    }
+
+    /// From now on the boxes are read back after each redraw into [`layer`](Self::layer), for
+    /// the CPU canvas to blend in, and [`show`](Self::show) draws nothing (desktop only, with
+    /// the cache).
+    pub fn composite_on_cpu(&mut self) {
+        self.composited = self.cached && cfg!(not(target_arch = "wasm32"));
     }
 
     /// Whether the overlay goes through the render target.
@@ -206,13 +321,20 @@ impl Overlay {
             gl_use_default_material();
             set_default_camera();
         }
+        #[cfg(not(target_arch = "wasm32"))]
+        if let (true, Some((target, _, height))) = (self.composited, &self.target) {
+            self.layer.read(target, *height, &self.boxes);
+        }
     }
 
     /// Shows the target's panels on the window (nothing to do when drawn straight onto it).
     pub fn show(&self) {
-        let (Some((target, _, height)), Some(m), true) =
-            (&self.target, &self.onto_window, self.cached)
-        else {
+        let (Some((target, _, height)), Some(m), true, false) = (
+            &self.target,
+            &self.onto_window,
+            self.cached,
+            self.composited,
+        ) else {
             return;
         };
         gl_use_material(m);
@@ -239,6 +361,11 @@ pub struct PanelCache {
     drawn: u64,
     shown: Option<Rect>,
     cached: bool,
+    /// The box read back after each redraw, when the canvas blends it in; and whether the
+    /// target was redrawn since it was last read.
+    pub layer: Layer,
+    composited: bool,
+    fresh: bool,
 }
 
 impl PanelCache {
@@ -257,13 +384,41 @@ impl PanelCache {
             list: Vec::new(),
             drawn: 0,
             shown: None,
+            layer: Layer {
+                drawn_is_opaque: true,
+                ..Layer::default()
+            },
+            composited: false,
+            fresh: false,
+        }
+    }
+
+    /// From now on the panel is read back after each redraw into [`layer`](Self::layer), for
+    /// the CPU canvas to blend in, and [`show`](Self::show) draws nothing (desktop only).
+    pub fn composite_on_cpu(&mut self) {
+        self.composited = self.cached && cfg!(not(target_arch = "wasm32"));
+    }
+
+    /// Reads the panel back if the `ui` redrew it at the end of the last frame (or hides it
+    /// when the `ui` drew nothing).
+    pub fn read_back(&mut self) {
+        if !std::mem::take(&mut self.fresh) || !self.composited {
+            return;
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some((target, _, height)) = &self.target {
+            let boxes: &[Rect] = match &self.shown {
+                Some(b) => std::slice::from_ref(b),
+                None => &[],
+            };
+            self.layer.read(target, *height, boxes);
         }
     }
 
     /// Shows what the target holds.
     pub fn show(&self) {
-        let (Some((target, _, height)), Some(m), Some(b)) =
-            (&self.target, &self.onto_window, self.shown)
+        let (Some((target, _, height)), Some(m), Some(b), false) =
+            (&self.target, &self.onto_window, self.shown, self.composited)
         else {
             return;
         };
@@ -305,6 +460,7 @@ impl PanelCache {
         });
         clear_background(Color::new(0.0, 0.0, 0.0, 0.0));
         self.drawn = hash;
+        self.fresh = true;
         self.shown = bounds.map(|[x0, y0, x1, y1]| {
             let (x0, y0) = (x0.floor().max(0.0), y0.floor().max(0.0));
             let (x1, y1) = (x1.ceil().min(width as f32), y1.ceil().min(height as f32));
