@@ -1081,7 +1081,28 @@ impl<T> ItemList<T> {
         F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
         H: Fn(&Lanes, &Rect) -> u32,
     {
-        for j in 1..self.entries.len() {
+        let len = self.entries.len();
+        if len <= GROUP * W {
+            // Most lists: one mask per item covers every item before it. Block by block, so
+            // that each item's rectangle is read from its block without an index check and
+            // the blocks to test stay the same for eight items (the item's own block is
+            // tested too, its lanes from the item on masked off).
+            for (bj, own) in self.lanes.iter().enumerate() {
+                let blocks = &self.lanes[..=bj];
+                for k in 0..(len - bj * W).min(W) {
+                    let j = bj * W + k;
+                    let b = own.get(k);
+                    let mut mask = group_mask(blocks, &b, &hits) & ((1u64 << j) - 1);
+                    while mask != 0 {
+                        let i = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        f(self.item(i), self.item(j))?;
+                    }
+                }
+            }
+            return ControlFlow::Continue(());
+        }
+        for j in 1..len {
             let b = self.rect(j);
             let blocks = &self.lanes[..j.div_ceil(W)];
             for (g, group) in blocks.chunks(GROUP).enumerate() {
