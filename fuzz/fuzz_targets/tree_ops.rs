@@ -39,6 +39,9 @@ enum Op {
     SetConfig(u8, u8, bool),
     /// Sorts the straddlers of the internal nodes into runs (bulk builds do too).
     SortStraddlers,
+    /// `par_insert_many` on rayon's pool, against `insert_many` on a clone: the same result,
+    /// handles and tree.
+    ParInsertMany(Vec<R>),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -152,6 +155,41 @@ fuzz_target!(|input: Input| {
                         }
                         next_value += rs.len() as u32;
                     }
+                }
+            }
+            Op::ParInsertMany(rs) => {
+                let rs: Vec<Rect> = rs
+                    .iter()
+                    .take(MODEL_ITEMS - model.len())
+                    .map(|r| r.get(&world))
+                    .collect();
+                let mut twin = tree.clone();
+                let mut twin_ids = Vec::new();
+                let items = rs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (*r, next_value + i as u32));
+                let want = twin.insert_many(items, &mut twin_ids);
+                let mut ids = Vec::new();
+                let got =
+                    tree.par_insert_many(rs.len(), |i| rs[i], |i| next_value + i as u32, &mut ids);
+                assert_eq!(got, want);
+                assert_eq!(ids, twin_ids);
+                let layout = |t: &Quadtree<u32>| {
+                    t.iter()
+                        .map(|item| (item.id, item.rect, *item.value))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(layout(&tree), layout(&twin));
+                assert_eq!(
+                    tree.nodes().collect::<Vec<_>>(),
+                    twin.nodes().collect::<Vec<_>>()
+                );
+                if got.is_ok() {
+                    for (i, (id, r)) in ids.iter().zip(&rs).enumerate() {
+                        model.push((*id, *r, next_value + i as u32));
+                    }
+                    next_value += rs.len() as u32;
                 }
             }
             Op::Remove(i) => {
