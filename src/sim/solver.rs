@@ -34,7 +34,8 @@ const MAX_STRIPES: usize = 256;
 /// stripe's contacts floor first, in one order whatever the broad phase's order was.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Contact {
-    /// The row in the low 31 bits; the top bit set for a contact along y.
+    /// The row in the low 31 bits (0 once sorted by the one-pass sort: the passes after a
+    /// sort read only the axis); the top bit set for a contact along y.
     row_axis: u32,
     a: u32,
     b: u32,
@@ -131,8 +132,8 @@ pub(super) struct SolverBuffers {
     /// Each particle's row and stripe, `row << 8 | stripe`: what a contact's key needs of
     /// its particles' positions (the one-pass sort).
     particle_keys: Vec<u32>,
-    /// Each contact's bucket and row as one number, in the broad phase's order (the one-pass
-    /// sort).
+    /// Each contact's bucket and row as one number, with its axis in the top bit, in the
+    /// broad phase's order (the one-pass sort).
     key: Vec<u32>,
     /// Each contact's bucket, in the broad phase's order.
     bucket: Vec<u16>,
@@ -374,7 +375,9 @@ impl Simulation {
         let m = self.contacts.len();
         // Every particle lies inside the world, so its row is at most the top's.
         let rows = keys.row(self.config.world.min_y) as usize + 1;
-        if rows < 1 << 24 && rows.saturating_mul(width) <= 4 * m + 65_536 {
+        let cells = rows.saturating_mul(width);
+        // The one-pass sort keeps a row in 24 bits and a cell with an axis in 32.
+        if rows < 1 << 24 && cells < 1 << 31 && cells <= 4 * m + 65_536 {
             self.sort_contacts_in_one_pass(&keys, rows);
         } else {
             self.sort_contacts_by_stripe_then_row(&keys);
@@ -414,21 +417,19 @@ impl Simulation {
             .clamp(1, workers.threads());
         let per_group = m.div_ceil(groups).max(1);
         let items = |g: usize| (g * per_group).min(m)..((g + 1) * per_group).min(m);
-        buf.unsorted.resize(m, Contact::default());
         buf.sorted.resize(m, Contact::default());
         buf.vertical.resize(m, Contact::default());
         buf.key.resize(m, 0);
         buf.counts.clear();
         buf.counts.resize(groups * cells, 0);
         {
-            let unsorted = SharedSlice::new(&mut buf.unsorted);
             let key = SharedSlice::new(&mut buf.key);
             let particle_keys = &buf.particle_keys;
             workers.for_each_chunk(&mut buf.counts, cells, move |g, counts| {
                 // SAFETY: task g alone touches group g's contacts.
-                let (out, out_key) = unsafe { (unsorted.range(items(g)), key.range(items(g))) };
+                let out_key = unsafe { key.range(items(g)) };
                 let chunk = &contacts[items(g)];
-                for ((c, k), &(a, b)) in out.iter_mut().zip(out_key).zip(chunk) {
+                for (k, &(a, b)) in out_key.iter_mut().zip(chunk) {
                     // Indexing checks `a` and `b` (the passes after this one rely on it);
                     // the particles have as many entries as their keys.
                     let (ka, kb) = (particle_keys[a as usize], particle_keys[b as usize]);
@@ -448,12 +449,7 @@ impl Simulation {
                         0
                     };
                     let at = bucket * rows + row as usize;
-                    *c = Contact {
-                        row_axis: row | axis,
-                        a,
-                        b,
-                    };
-                    *k = at as u32;
+                    *k = at as u32 | axis;
                     debug_assert!(at < cells);
                     // SAFETY: the bucket is at most the stripe count and the row at most
                     // `last_row`, so `at` is below `cells`, the length of `counts`.
@@ -476,16 +472,23 @@ impl Simulation {
         }
         buf.starts.push(at);
         buf.verticals.resize(width, 0);
-        let (unsorted, key) = (&buf.unsorted, &buf.key);
+        let key = &buf.key;
         let sorted = SharedSlice::new(&mut buf.sorted);
         workers.for_each_chunk(&mut buf.counts, cells, |g, next| {
-            for (&k, c) in key[items(g)].iter().zip(&unsorted[items(g)]) {
+            for (&k, &(a, b)) in key[items(g)].iter().zip(&contacts[items(g)]) {
+                // The solver reads the axis of a sorted contact, not its row.
+                let c = Contact {
+                    row_axis: k & VERTICAL,
+                    a,
+                    b,
+                };
+                let k = k & !VERTICAL;
                 debug_assert!((k as usize) < cells);
                 // SAFETY: every key is below `cells` (see above); the counts hand out each
                 // position below `m` once.
                 unsafe {
                     let at = next.get_unchecked_mut(k as usize);
-                    *sorted.get_unchecked(*at as usize) = *c;
+                    *sorted.get_unchecked(*at as usize) = c;
                     *at += 1;
                 }
             }
