@@ -402,17 +402,17 @@ impl PanelCache {
     /// Reads the panel back if the `ui` redrew it at the end of the last frame (or hides it
     /// when the `ui` drew nothing).
     pub fn read_back(&mut self) {
-        if !std::mem::take(&mut self.fresh) || !self.composited {
-            return;
-        }
+        let due = std::mem::take(&mut self.fresh) && self.composited;
         #[cfg(not(target_arch = "wasm32"))]
-        if let Some((target, _, height)) = &self.target {
+        if let (true, Some((target, _, height))) = (due, &self.target) {
             let boxes: &[Rect] = match &self.shown {
                 Some(b) => std::slice::from_ref(b),
                 None => &[],
             };
             self.layer.read(target, *height, boxes);
         }
+        #[cfg(target_arch = "wasm32")]
+        let _ = due;
     }
 
     /// Shows what the target holds.
