@@ -1,5 +1,5 @@
-//! The parallel pair search and batch moves allocate nothing once their workspaces have grown,
-//! on one thread and on two (rayon's own bookkeeping included).
+//! The parallel pair search, batch moves and bulk rebuild allocate nothing once their
+//! workspaces have grown, on one thread and on two (rayon's own bookkeeping included).
 #![cfg(feature = "rayon")]
 
 mod common;
@@ -53,5 +53,41 @@ fn warm_parallel_searches_and_batches_do_not_allocate() {
             assert!(step(k) > 1000);
         }
         assert_eq!(alloc::allocations() - before, 0, "{threads} threads");
+
+        // A rebuild from scratch on the same threads, as a simulation's reorder makes it:
+        // clear, then the parallel bulk build. It allocates no more than the serial one:
+        // rayon's tasks and the staging allocate nothing once warm. (Both regrow the few
+        // lists that `clear` shrank to keep its spare capacity within its budget.)
+        let mut rebuilt = Quadtree::new(world).unwrap();
+        let mut rebuilt_ids = Vec::new();
+        let mut rebuild = |parallel: bool| {
+            rebuilt.clear();
+            rebuilt_ids.clear();
+            let before = alloc::allocations();
+            let added = if parallel {
+                pool.install(|| {
+                    rebuilt.par_insert_many(
+                        rects.len(),
+                        |i| rects[i],
+                        |i| i as u32,
+                        &mut rebuilt_ids,
+                    )
+                })
+            } else {
+                let items = rects.iter().enumerate().map(|(i, r)| (*r, i as u32));
+                rebuilt.insert_many(items, &mut rebuilt_ids)
+            };
+            assert_eq!(added, Ok(rects.len()));
+            alloc::allocations() - before
+        };
+        for parallel in [false, true, false, true] {
+            rebuild(parallel);
+        }
+        let serial: usize = (0..4).map(|_| rebuild(false)).sum();
+        let parallel: usize = (0..4).map(|_| rebuild(true)).sum();
+        assert!(
+            parallel <= serial,
+            "rebuild on {threads} threads: {parallel} > {serial}"
+        );
     }
 }

@@ -8,6 +8,10 @@ use rayon::prelude::*;
 use super::bulk::Staged;
 use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
 
+/// Batches smaller than this are staged and placed on the caller's thread: the same tree,
+/// without the parallel passes' overhead.
+const MIN_PARALLEL_ITEMS: usize = 4096;
+
 /// Items per task at least in the per-item passes.
 const MIN_ITEMS_PER_TASK: usize = 4096;
 
@@ -28,8 +32,14 @@ impl<T: Send + Sync> Quadtree<T> {
     /// As [`insert_many`](Self::insert_many). In parallel: the rectangles, their checks
     /// and places, each item's node, and the filling of the nodes' lists. In order, on one
     /// thread: the handles, the shape of the tree and the grouping of the items by node.
-    /// Items already stored are placed anew with the rest, on one thread. Allocates nothing
-    /// once its buffers have grown to the largest batch.
+    /// Items already stored are placed anew with the rest, on one thread, and so is a batch
+    /// of fewer than 4,096 items. Allocates nothing once its buffers have grown to the
+    /// largest batch.
+    ///
+    /// # Panics
+    /// A panic in `rect_of` or `value_of` goes on to the caller. One in `rect_of` leaves the
+    /// tree unchanged; one in `value_of` comes after the tree was taken apart, and leaves it
+    /// cleared (every handle stale), never half-built.
     ///
     /// # Errors
     /// [`QuadtreeError::Full`] if `n` more items would not all get handles (checked first),
@@ -88,6 +98,63 @@ impl<T: Send + Sync> Quadtree<T> {
             index: NULL,
             generation: 0,
         };
+        let parallel = n >= MIN_PARALLEL_ITEMS;
+        if !parallel {
+            b.items.extend((0..n).map(|i| Staged {
+                rect: rect_of(i),
+                key: placeholder,
+                value: None,
+            }));
+            for staged in &b.items {
+                if let Err(e) = staged.rect.check() {
+                    b.clear_items();
+                    self.bulk = b;
+                    return Err(e);
+                }
+                let cell = self.cell_index(&staged.rect);
+                b.cells[cell as usize] += 1;
+                b.routes.push(cell);
+            }
+            self.bulk = b;
+        } else {
+            self.bulk = b;
+            if let Err(e) = self.par_stage(n, &rect_of) {
+                self.bulk.clear_items();
+                return Err(e);
+            }
+        }
+        // Stage 2: handles.
+        self.stage_handles(n, ids)?;
+        // Stage 3: everything already stored joins the staging area, and all is placed anew.
+        self.stage_stored();
+        // A panic in `value_of` stops the filling half-way: the tree is cleared before it
+        // goes on, so that it is never left inconsistent.
+        let placed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if self.bulk.items.len() > n || !parallel {
+                self.place_staged(n, &value_of);
+            } else {
+                self.par_place_staged(&value_of);
+            }
+        }));
+        if let Err(panic) = placed {
+            self.bulk.clear_items();
+            self.clear();
+            std::panic::resume_unwind(panic);
+        }
+        Ok(n)
+    }
+
+    /// Stage 1 of a large batch on every core: each item's rectangle, check and cell, and
+    /// the cells' counts; the bad rectangle of lowest index if any.
+    fn par_stage<R>(&mut self, n: usize, rect_of: &R) -> Result<(), QuadtreeError>
+    where
+        R: Fn(usize) -> Rect + Sync + Send,
+    {
+        let placeholder = SlotKey {
+            index: NULL,
+            generation: 0,
+        };
+        let mut b = std::mem::take(&mut self.bulk);
         b.items.par_extend(
             (0..n)
                 .into_par_iter()
@@ -113,26 +180,14 @@ impl<T: Send + Sync> Quadtree<T> {
             .par_iter()
             .with_min_len(MIN_ITEMS_PER_TASK)
             .position_first(|&cell| cell == NULL);
-        if let Some(i) = refused {
-            let e = b.items[i].rect.check().expect_err("a refused rectangle");
-            b.clear_items();
-            self.bulk = b;
-            return Err(e);
-        }
-        for &cell in &b.routes {
-            b.cells[cell as usize] += 1;
+        let refused = refused.map(|i| b.items[i].rect.check().expect_err("a refused rectangle"));
+        if refused.is_none() {
+            for &cell in &b.routes {
+                b.cells[cell as usize] += 1;
+            }
         }
         self.bulk = b;
-        // Stage 2: handles.
-        self.stage_handles(n, ids)?;
-        // Stage 3: everything already stored joins the staging area, and all is placed anew.
-        self.stage_stored();
-        if self.bulk.items.len() > n {
-            self.place_staged(n, value_of);
-        } else {
-            self.par_place_staged(value_of);
-        }
-        Ok(n)
+        refused.map_or(Ok(()), Err)
     }
 
     /// [`place_staged`](Self::place_staged) with every payload from `value_of`, on every
@@ -279,6 +334,40 @@ mod tests {
                     assert!(layout(&parallel) == layout(&rebuilt));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_panicking_payload_leaves_a_cleared_tree() {
+        let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 80.0)).unwrap();
+        let mut ids = Vec::new();
+        tree.insert_many((0..500).map(|i| (rect_of(i), i as u32)), &mut ids)
+            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for stored in [true, false] {
+            if !stored {
+                tree.clear();
+            }
+            let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let value = |i: usize| {
+                    if i == 9_000 {
+                        panic!("payload {i}")
+                    } else {
+                        i as u32
+                    }
+                };
+                pool.install(|| tree.par_insert_many(20_000, rect_of, value, &mut ids))
+            }));
+            assert!(panicked.is_err());
+            assert!(tree.is_empty() && tree.get(ids[0]).is_none());
+            tree.validate().unwrap();
+            ids.clear();
+            tree.insert_many((0..50).map(|i| (rect_of(i), i as u32)), &mut ids)
+                .unwrap();
+            tree.validate().unwrap();
         }
     }
 
