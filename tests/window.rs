@@ -822,16 +822,15 @@ fn loose_placement_draws_the_loose_bounds() {
     );
 }
 
-/// The instanced renderer (one draw call) covers the same pixels as the canvas, which the
-/// tests above check in detail: llvmpipe has OpenGL 4.5, so both routes run under Xvfb.
-#[test]
-#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
-fn the_instanced_renderer_draws_what_the_canvas_draws() {
-    let shots = ["canvas", "instanced"].map(|renderer| {
-        let shot = temp_png(&format!("route_{renderer}.png"));
-        let stdout = run(&[
-            "--renderer",
-            renderer,
+/// A 3,000-particle scene with a right-clicked quad and the HUD hidden, run once per entry of
+/// `routes` (the flags that pick a drawing route) and captured; `check` reads each run's
+/// standard output.
+fn route_shots(name: &str, routes: [&[&str]; 2], check: impl Fn(usize, &str)) -> [Png; 2] {
+    let mut i = 0;
+    routes.map(|flags| {
+        let shot = temp_png(&format!("{name}_{i}.png"));
+        let mut args = flags.to_vec();
+        let scene = [
             "--spawn",
             "3000",
             "--frames",
@@ -845,52 +844,64 @@ fn the_instanced_renderer_draws_what_the_canvas_draws() {
             "--press",
             "tab@1",
             "--screenshot",
-            shot.to_str().unwrap(),
-        ]);
-        let start = format!("renderer: {renderer} (");
-        assert!(
-            stdout.lines().any(|l| l.starts_with(&start)),
-            "no {start:?} line in\n{stdout}"
-        );
+        ];
+        args.extend(scene);
+        args.push(shot.to_str().unwrap());
+        check(i, &run(&args));
+        i += 1;
         Png::read(&shot)
-    });
-    let [canvas, instanced] = &shots;
-    assert_eq!(
-        (canvas.width, canvas.height),
-        (instanced.width, instanced.height)
-    );
-    // Below the quad's report panel, whose query time differs from run to run; blending
-    // may round differently by a step or two.
+    })
+}
+
+/// Asserts that two routes' shots agree to within `tolerance` per channel below the quad's
+/// report panel (whose query time differs from run to run), and that the scene is there:
+/// the magenta highlights and the blue quad's edge, red and blue in their places.
+fn assert_same_scene(what: &str, a: &Png, b: &Png, tolerance: u8) {
+    assert_eq!((a.width, a.height), (b.width, b.height));
     let mut differ = 0;
-    for y in 160..canvas.height {
-        for x in 0..canvas.width {
-            let (a, b) = (canvas.at(x, y), instanced.at(x, y));
-            differ += usize::from(a.iter().zip(b).any(|(p, q)| p.abs_diff(q) > 2));
+    for y in 160..a.height {
+        for x in 0..a.width {
+            let (p, q) = (a.at(x, y), b.at(x, y));
+            differ += usize::from(p.iter().zip(q).any(|(p, q)| p.abs_diff(q) > tolerance));
         }
     }
-    assert_eq!(differ, 0, "pixels where the renderers differ");
-    // And the scene is there: highlights, the quad's edge, the root's white outline.
+    assert_eq!(differ, 0, "pixels where {what}");
     let count = |rgb: [u8; 3]| {
-        (160..instanced.height)
-            .flat_map(|y| (0..instanced.width).map(move |x| (x, y)))
-            .filter(|&(x, y)| instanced.is(x, y, rgb))
+        (160..b.height)
+            .flat_map(|y| (0..b.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| b.is(x, y, rgb))
             .count()
     };
-    assert!(
-        count(HIGHLIGHT) > 100,
-        "{} highlight pixels",
-        count(HIGHLIGHT)
+    for (name, rgb) in [("highlight", HIGHLIGHT), ("quad edge", QUAD_EDGE)] {
+        assert!(count(rgb) > 100, "{} {name} pixels", count(rgb));
+    }
+}
+
+/// The instanced renderer (one draw call) covers the same pixels as the canvas, which the
+/// tests above check in detail: llvmpipe has OpenGL 4.5, so both routes run under Xvfb.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_instanced_renderer_draws_what_the_canvas_draws() {
+    let renderers = ["canvas", "instanced"];
+    let [canvas, instanced] = route_shots(
+        "route",
+        [&["--renderer", "canvas"], &["--renderer", "instanced"]],
+        |i, stdout| {
+            let start = format!("renderer: {} (", renderers[i]);
+            assert!(
+                stdout.lines().any(|l| l.starts_with(&start)),
+                "no {start:?} line in\n{stdout}"
+            );
+        },
     );
-    assert!(
-        count(QUAD_EDGE) > 100,
-        "{} quad edge pixels",
-        count(QUAD_EDGE)
-    );
-    assert!(
-        count([255, 255, 255]) > 500,
-        "{} white pixels",
-        count([255, 255, 255])
-    );
+    // Blending may round differently by a step or two.
+    assert_same_scene("the renderers differ", &canvas, &instanced, 2);
+    // The root's white outline too.
+    let white = (160..instanced.height)
+        .flat_map(|y| (0..instanced.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| instanced.is(x, y, [255, 255, 255]))
+        .count();
+    assert!(white > 500, "{white} white pixels");
 }
 
 /// The canvas shown by a framebuffer blit (in the window's pixel order) and as a textured
@@ -898,67 +909,22 @@ fn the_instanced_renderer_draws_what_the_canvas_draws() {
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
 fn the_canvas_blitted_shows_what_the_textured_quad_shows() {
-    let shots = ["on", "off"].map(|blit| {
-        let shot = temp_png(&format!("blit_{blit}.png"));
-        let stdout = run(&[
-            "--blit",
-            blit,
-            "--renderer",
-            "canvas",
-            "--spawn",
-            "3000",
-            "--frames",
-            "10",
-            "--gravity",
-            "off",
-            "--seed",
-            "5",
-            "--right-click",
-            "900,900",
-            "--press",
-            "tab@1",
-            "--screenshot",
-            shot.to_str().unwrap(),
-        ]);
-        let line = stdout
-            .lines()
-            .find(|l| l.starts_with("renderer: canvas ("))
-            .unwrap_or_else(|| panic!("no canvas renderer line in\n{stdout}"));
-        let route = if blit == "on" {
-            ", blit;"
-        } else {
-            ", textured quad;"
-        };
-        assert!(line.contains(route), "{line}");
-        Png::read(&shot)
-    });
-    let [blitted, quad] = &shots;
-    assert_eq!((blitted.width, blitted.height), (quad.width, quad.height));
-    // Below the quad's report panel, whose query time differs from run to run.
-    let mut differ = 0;
-    for y in 160..blitted.height {
-        for x in 0..blitted.width {
-            differ += usize::from(blitted.at(x, y) != quad.at(x, y));
-        }
-    }
-    assert_eq!(differ, 0, "pixels where the blit differs");
-    let count = |rgb: [u8; 3]| {
-        (160..blitted.height)
-            .flat_map(|y| (0..blitted.width).map(move |x| (x, y)))
-            .filter(|&(x, y)| blitted.is(x, y, rgb))
-            .count()
-    };
-    // Red and blue in their places: the magenta highlights and the blue quad's edge.
-    assert!(
-        count(HIGHLIGHT) > 100,
-        "{} highlight pixels",
-        count(HIGHLIGHT)
+    let routes = [", blit;", ", textured quad;"];
+    let [blitted, quad] = route_shots(
+        "blit",
+        [
+            &["--blit", "on", "--renderer", "canvas"],
+            &["--blit", "off", "--renderer", "canvas"],
+        ],
+        |i, stdout| {
+            let line = stdout
+                .lines()
+                .find(|l| l.starts_with("renderer: canvas ("))
+                .unwrap_or_else(|| panic!("no canvas renderer line in\n{stdout}"));
+            assert!(line.contains(routes[i]), "{line}");
+        },
     );
-    assert!(
-        count(QUAD_EDGE) > 100,
-        "{} quad edge pixels",
-        count(QUAD_EDGE)
-    );
+    assert_same_scene("the blit differs", &blitted, &quad, 0);
 }
 
 /// The renderer is chosen from OpenGL's renderer string: software OpenGL gets the canvas.
