@@ -459,18 +459,13 @@ impl Simulation {
         }
         // Cells in order, each group's share in group order: stable.
         buf.starts.clear();
-        let mut at = 0u32;
-        for cell in 0..cells {
+        let starts = &mut buf.starts;
+        let end = counts_to_offsets(&mut buf.counts, cells, groups, |cell, at| {
             if cell % rows == 0 {
-                buf.starts.push(at);
+                starts.push(at);
             }
-            for g in 0..groups {
-                let count = buf.counts[g * cells + cell];
-                buf.counts[g * cells + cell] = at;
-                at += count;
-            }
-        }
-        buf.starts.push(at);
+        });
+        buf.starts.push(end);
         buf.verticals.resize(width, 0);
         let key = &buf.key;
         let sorted = SharedSlice::new(&mut buf.sorted);
@@ -551,16 +546,9 @@ impl Simulation {
         }
         // Buckets in order, each chunk's share in chunk order: stable.
         buf.starts.clear();
-        let mut at = 0u32;
-        for bucket in 0..width {
-            buf.starts.push(at);
-            for k in 0..chunks {
-                let count = buf.counts[k * width + bucket];
-                buf.counts[k * width + bucket] = at;
-                at += count;
-            }
-        }
-        buf.starts.push(at);
+        let starts = &mut buf.starts;
+        let end = counts_to_offsets(&mut buf.counts, width, chunks, |_, at| starts.push(at));
+        buf.starts.push(end);
         {
             let (unsorted, bucket) = (&buf.unsorted, &buf.bucket);
             let sorted = SharedSlice::new(&mut buf.sorted);
@@ -693,6 +681,28 @@ unsafe fn pair_of<'a, T>(slice: &'a SharedSlice<'_, T>, c: &Contact) -> (&'a mut
             slice.get_unchecked(c.b as usize),
         )
     }
+}
+
+/// Turns counts laid out group by group (`counts[g * buckets + k]`: group `g`'s items in
+/// bucket `k`) into the position where each group's share of each bucket starts, buckets in
+/// order and each bucket's groups in group order, so a scatter by group is a stable sort.
+/// `bucket_start(k, at)` hears where each bucket starts; returns the total.
+fn counts_to_offsets(
+    counts: &mut [u32],
+    buckets: usize,
+    groups: usize,
+    mut bucket_start: impl FnMut(usize, u32),
+) -> u32 {
+    let mut at = 0u32;
+    for bucket in 0..buckets {
+        bucket_start(bucket, at);
+        for g in 0..groups {
+            let count = counts[g * buckets + bucket];
+            counts[g * buckets + bucket] = at;
+            at += count;
+        }
+    }
+    at
 }
 
 /// Runs `run(bucket)` for every stripe: the even stripes in parallel, then the odd ones, then
