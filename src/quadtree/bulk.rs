@@ -52,6 +52,9 @@ pub(super) struct BulkScratch<T> {
     pub(super) order: Vec<u32>,
     /// Entries already stored, on their way to the staging.
     stored: Vec<(Rect, Entry<T>)>,
+    /// The staged items being put in node order (then swapped with `items`, which holds
+    /// them in node order from then on).
+    grouped: Vec<Staged<T>>,
 }
 
 impl<T> Default for BulkScratch<T> {
@@ -63,6 +66,7 @@ impl<T> Default for BulkScratch<T> {
             ends: Vec::new(),
             order: Vec::new(),
             stored: Vec::new(),
+            grouped: Vec::new(),
         }
     }
 }
@@ -71,6 +75,7 @@ impl<T> BulkScratch<T> {
     /// Forgets the staged items, keeping every buffer's allocation.
     pub(super) fn clear_items(&mut self) {
         self.items.clear();
+        self.grouped.clear();
         self.routes.clear();
         self.order.clear();
     }
@@ -227,13 +232,12 @@ impl<T> Quadtree<T> {
         self.shape_staged();
         let mut b = std::mem::take(&mut self.bulk);
         b.route();
-        b.group_by_node(self.nodes.len());
+        b.group_by_node(self.nodes.len(), true);
         // Stage 4: each node's list from its group, in input order.
         for (nd, node) in self.nodes.iter_mut().enumerate() {
             let group = b.group(nd);
-            for &i in &b.order[group] {
+            for (&i, staged) in b.order[group.clone()].iter().zip(&mut b.items[group]) {
                 let i = i as usize;
-                let staged = &mut b.items[i];
                 let value = match staged.value.take() {
                     Some(value) => value,
                     None if i < values_from => value_of(i),
@@ -350,8 +354,11 @@ impl<T> BulkScratch<T> {
     }
 
     /// Stage 3, second half: a stable counting sort of the items by node. Each position of
-    /// `order` is written exactly once, so it holds every item once.
-    pub(super) fn group_by_node(&mut self, nodes: usize) {
+    /// `order` is written exactly once, so it holds every item once. With `move_items`, the
+    /// staged items themselves are put in node order too (`items[j]` is then item
+    /// `order[j]`), so that a serial fill reads them one after the other; a parallel fill
+    /// reads them through `order` instead, spreading those scattered reads over the threads.
+    pub(super) fn group_by_node(&mut self, nodes: usize, move_items: bool) {
         self.ends.clear();
         self.ends.resize(nodes + 1, 0);
         for &d in &self.routes {
@@ -362,11 +369,38 @@ impl<T> BulkScratch<T> {
         }
         self.order.clear();
         self.order.resize(self.routes.len(), 0);
-        for (i, &d) in self.routes.iter().enumerate() {
+        if !move_items {
+            for (i, &d) in self.routes.iter().enumerate() {
+                let at = &mut self.ends[d as usize];
+                self.order[*at as usize] = i as u32;
+                *at += 1;
+            }
+            self.ends.truncate(nodes);
+            return;
+        }
+        // The items move into node order, read in input order and written once each: the
+        // lists are then filled from consecutive items. Reading them through `order` would
+        // jump through memory once per item wherever the input is not in space order.
+        self.grouped.clear();
+        self.grouped.resize_with(self.items.len(), || Staged {
+            rect: Rect::new(0.0, 0.0, 0.0, 0.0),
+            key: SlotKey {
+                index: NULL,
+                generation: 0,
+            },
+            value: None,
+        });
+        for (i, (&d, staged)) in self.routes.iter().zip(&mut self.items).enumerate() {
             let at = &mut self.ends[d as usize];
             self.order[*at as usize] = i as u32;
+            self.grouped[*at as usize] = Staged {
+                rect: staged.rect,
+                key: staged.key,
+                value: staged.value.take(),
+            };
             *at += 1;
         }
+        std::mem::swap(&mut self.items, &mut self.grouped);
         self.ends.truncate(nodes);
     }
 }
