@@ -1302,12 +1302,20 @@ impl<T> ItemList<T> {
         // Entries are only looked up for hits: pairing each block with its slice of entries
         // cost more than the block test itself.
         for (b, lanes) in blocks.iter().enumerate() {
-            let mut mask = hits(lanes, &r);
-            while mask != 0 {
-                let k = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                out.push(self.entries[(first + b) * W + k].id.handle(self.tree));
+            let mask = hits(lanes, &r);
+            if mask != 0 {
+                self.push_hits(out, (first + b) * W, mask);
             }
+        }
+    }
+
+    /// Appends the handles of the entries `base + k` for each bit `k` of `mask`.
+    #[inline(always)]
+    fn push_hits(&self, out: &mut Vec<ItemId>, base: usize, mut mask: u32) {
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            out.push(self.entries[base + k].id.handle(self.tree));
         }
     }
 
@@ -1333,10 +1341,8 @@ impl<T> ItemList<T> {
                 if b == b1 {
                     mask &= last;
                 }
-                while mask != 0 {
-                    let k = mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    out.push(self.entries[b * W + k].id.handle(self.tree));
+                if mask != 0 {
+                    self.push_hits(out, b * W, mask);
                 }
             }
         }
@@ -1390,23 +1396,23 @@ impl<T> ItemList<T> {
 
     /// The blocks that a scan for `r` must test in a list without runs: a banded list leaves
     /// out a group whose band `r` misses (the crossing group comes first, so what is left is
-    /// one range). A block shared by both groups is tested whole, which is right: items of a
-    /// group whose band `r` misses cannot intersect `r`.
+    /// one range), and is skipped whole when `r` misses both, the common case for a node
+    /// far from the query. A block shared by both groups is tested whole when one band is
+    /// met, which is right: items of a group whose band `r` misses cannot intersect `r`.
     #[inline(always)]
     fn window(&self, r: &Rect) -> (usize, usize) {
         let blocks = self.lanes.len();
         if !self.banded() || blocks < BANDED_BLOCKS {
             return (0, blocks);
         }
-        let first = if self.bands[0].intersects(r) {
-            0
-        } else {
-            self.split() / W
-        };
-        let end = if self.bands[1].intersects(r) {
+        let (in_crossing, in_rest) = (self.bands[0].intersects(r), self.bands[1].intersects(r));
+        let first = if in_crossing { 0 } else { self.split() / W };
+        let end = if in_rest {
             blocks
-        } else {
+        } else if in_crossing {
             self.split().div_ceil(W)
+        } else {
+            first
         };
         (first, end)
     }
@@ -1932,6 +1938,52 @@ mod tests {
     fn a_node_fits_in_128_bytes() {
         assert!(std::mem::size_of::<crate::quadtree::arena::Node<u32>>() <= 128);
         assert!(std::mem::size_of::<crate::quadtree::arena::Node<[u32; 2]>>() <= 128);
+    }
+
+    /// A banded list whose groups share a block: a query meeting neither band tests no
+    /// block, one meeting one band tests that group's blocks (the shared one included), and
+    /// every scan still finds what brute force finds.
+    #[test]
+    fn a_query_missing_both_bands_tests_no_block() {
+        let mut items = ItemList::default();
+        let mut rects = Vec::new();
+        // 13 items crossing x = 50 (around y = 10..20), then 6 crossing only y = 50.
+        for value in 0..19usize {
+            let f = value as f32;
+            let rect = if value < 13 {
+                Rect::new(49.0, 10.0 + f * 0.5, 51.0, 11.0 + f * 0.5)
+            } else {
+                Rect::new(60.0 + f, 49.0, 61.0 + f, 51.0)
+            };
+            let id = crate::quadtree::SlotKey {
+                index: value as u32,
+                generation: 0,
+            };
+            items.push(rect, Entry { id, value }, |_, _| {});
+            rects.push(rect);
+        }
+        items.make_banded(50.0);
+        assert_eq!(items.split(), 13);
+        // The query, then the first block and the number of blocks tested.
+        let cases = [
+            (Rect::new(0.0, 0.0, 5.0, 5.0), None),
+            (Rect::new(45.0, 12.0, 55.0, 13.0), Some((0, 2))),
+            (Rect::new(70.0, 48.0, 75.0, 52.0), Some((1, 2))),
+            (Rect::new(0.0, 0.0, 100.0, 100.0), Some((0, 3))),
+        ];
+        for (q, want_blocks) in cases {
+            let (a, b) = items.window(&q);
+            let tested = (b > a).then_some((a, b - a));
+            assert_eq!(tested, want_blocks, "{q:?}");
+            let mut got = Vec::new();
+            let _ = items.for_each_hit(&q, 0, |it| {
+                got.push(*it.value);
+                ControlFlow::<()>::Continue(())
+            });
+            got.sort();
+            let want: Vec<usize> = (0..19).filter(|&v| rects[v].intersects(&q)).collect();
+            assert_eq!(got, want, "{q:?}");
+        }
     }
 
     #[test]

@@ -115,18 +115,30 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(&'a Node<T>) -> ControlFlow<B>,
     {
+        let loose = self.loose_mask != 0;
         for (level, table) in self.level_tables[..=self.deepest as usize]
             .iter()
             .enumerate()
         {
-            let r = self.range_at_level(range, level as u8);
-            // Loose margins can reach past the world's last cell; the ends are exclusive.
-            let last = 1u32 << level;
-            let (x1, y1) = ((r.x1 + 1).min(last), (r.y1 + 1).min(last));
+            // Under exact placement a level's cells are the deepest ones shifted, always inside
+            // the level; only loose margins need the widening and the clamp to the last cell.
+            let (x0, y0, x1, y1) = if loose {
+                let r = self.range_at_level(range, level as u8);
+                let last = (1u32 << level) - 1;
+                (r.x0, r.y0, r.x1.min(last), r.y1.min(last))
+            } else {
+                let shift = self.config.max_depth - level as u8;
+                (
+                    range.x0 >> shift,
+                    range.y0 >> shift,
+                    range.x1 >> shift,
+                    range.y1 >> shift,
+                )
+            };
             let mut any = false;
-            for cy in r.y0..y1 {
+            for cy in y0..y1 + 1 {
                 let row = (cy << level) as usize;
-                for cx in r.x0..x1 {
+                for cx in x0..x1 + 1 {
                     let n = table[row | cx as usize];
                     if n != NULL {
                         any = true;
