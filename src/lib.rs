@@ -75,7 +75,7 @@ pub mod sim;
 #[cfg(feature = "rayon")]
 pub use quadtree::{BatchError, PairWorkspace, UpdateWorkspace};
 pub use quadtree::{
-    Config, InvariantError, ItemId, ItemMut, ItemRef, Iter, IterMut, NodeInfo, Nodes, Placement,
-    Quadtree, QuadtreeError, QueryCounts, Rect, RectIter, TreeStats, MAX_DEPTH, MAX_ITEMS,
-    MAX_LEAF_CAPACITY,
+    Config, InvariantError, ItemId, ItemMut, ItemRef, Iter, IterMut, NodeInfo, NodeItems, Nodes,
+    Placement, Quadtree, QuadtreeError, QueryCounts, Rect, RectIter, TreeStats, MAX_DEPTH,
+    MAX_ITEMS, MAX_LEAF_CAPACITY,
 };

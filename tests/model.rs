@@ -218,6 +218,22 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
     let mut want: Vec<(ItemId, u32)> = model.iter().map(|(id, (_, v))| (*id, *v)).collect();
     want.sort();
     assert_eq!(seen, want, "iter");
+    // The walk by node sees the nodes of `nodes()`, each with its own items, and every item
+    // once, with its rectangle.
+    let (mut walked_nodes, mut walked) = (Vec::new(), Vec::new());
+    let _ = tree.for_each_node_items(|node, items| {
+        assert_eq!(items.len(), node.items, "a node's item count");
+        walked_nodes.push(node);
+        walked.extend(items.map(|it| (it.id, *it.value, it.rect)));
+        ControlFlow::<()>::Continue(())
+    });
+    assert_eq!(walked_nodes, tree.nodes().collect::<Vec<_>>(), "nodes by walk");
+    walked.sort_by_key(|&(id, v, _)| (id, v));
+    let want: Vec<(ItemId, u32, Rect)> = want
+        .iter()
+        .map(|&(id, v)| (id, v, tree.rect(id).expect("a stored item")))
+        .collect();
+    assert_eq!(walked, want, "items by node");
 }
 
 fn cases() -> u32 {

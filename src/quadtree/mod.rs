@@ -152,7 +152,7 @@ pub use error::QuadtreeError;
 pub use geom::Rect;
 #[cfg(feature = "sim")]
 pub(crate) use geom::{f32_at_or_above, f32_at_or_below};
-pub use inspect::{Iter, NodeInfo, Nodes, TreeStats};
+pub use inspect::{Iter, NodeInfo, NodeItems, Nodes, TreeStats};
 pub use iter_rect::RectIter;
 #[cfg(feature = "rayon")]
 pub use par_pairs::PairWorkspace;
