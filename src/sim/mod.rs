@@ -358,11 +358,24 @@ impl Simulation {
     fn run_phases(
         &mut self,
         dt: f32,
-        mut clock: impl FnMut() -> f64,
+        clock: impl FnMut() -> f64 + Send,
     ) -> Result<PhaseTimes, SimError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
         }
+        // The whole step runs on one of the pool's threads: the serial work between parallel
+        // loops then stays on a worker, and each loop hands work to the other threads
+        // directly instead of waking them from the caller's thread and waiting to be woken.
+        let workers = self.workers.clone();
+        workers.run(|| self.run_phases_in_place(dt, clock))
+    }
+
+    /// [`run_phases`](Self::run_phases) on the current thread.
+    fn run_phases_in_place(
+        &mut self,
+        dt: f32,
+        mut clock: impl FnMut() -> f64,
+    ) -> Result<PhaseTimes, SimError> {
         let mut ms = [0.0; Phase::ALL.len()];
         let start = clock();
         let mut last = start;

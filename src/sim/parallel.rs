@@ -25,12 +25,13 @@ pub fn default_threads() -> usize {
     }
 }
 
-/// A pool of worker threads, built on first use, or none for one thread.
-#[derive(Debug)]
+/// A pool of worker threads, built on first use, or none for one thread. A clone shares the
+/// pool.
+#[derive(Clone, Debug)]
 pub(super) struct Workers {
     threads: usize,
     #[cfg(not(target_arch = "wasm32"))]
-    pool: std::sync::OnceLock<Option<rayon::ThreadPool>>,
+    pool: std::sync::Arc<std::sync::OnceLock<Option<rayon::ThreadPool>>>,
 }
 
 impl Workers {
@@ -44,7 +45,7 @@ impl Workers {
         Ok(Workers {
             threads,
             #[cfg(not(target_arch = "wasm32"))]
-            pool: std::sync::OnceLock::new(),
+            pool: std::sync::Arc::new(std::sync::OnceLock::new()),
         })
     }
 

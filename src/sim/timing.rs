@@ -47,8 +47,9 @@ impl PhaseTimes {
 }
 
 impl Simulation {
-    /// [`step`](Self::step), timing each phase with `clock` (seconds on any monotonic clock):
-    /// the same sequence of phases.
+    /// [`step`](Self::step), timing each phase with `clock` (seconds on any monotonic clock,
+    /// read on the thread that runs the step: one of the simulation's workers): the same
+    /// sequence of phases.
     ///
     /// # Errors
     /// As [`step`](Self::step); nothing moves then.
@@ -65,7 +66,7 @@ impl Simulation {
     pub fn step_timed(
         &mut self,
         dt: f32,
-        clock: impl FnMut() -> f64,
+        clock: impl FnMut() -> f64 + Send,
     ) -> Result<PhaseTimes, SimError> {
         self.run_phases(dt, clock)
     }
