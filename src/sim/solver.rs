@@ -17,6 +17,8 @@
 // use says why no two tasks touch the same element.
 #![allow(unsafe_code)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::parallel::{SharedSlice, Workers};
 use super::{Particle, SimError, Simulation};
 
@@ -210,6 +212,8 @@ struct Params {
     rest_speed: f32,
     slop: f32,
     floor_y: f32,
+    /// The top wall (the least `y`).
+    top_y: f32,
     /// Coulomb friction coefficient of contacts.
     friction: f32,
     step: u32,
@@ -292,6 +296,7 @@ impl Simulation {
             rest_speed: self.rest_speed(self.last_dt),
             slop: 0.001 * self.config.particle_size,
             floor_y: self.wall_y,
+            top_y: self.config.world.min_y,
             // Under gravity, sand-like friction lets piles come to rest (a stream still
             // spreads); without it, contacts stay frictionless so elastic ones keep energy.
             friction: if self.config.gravity_on { 0.3 } else { 0.0 },
@@ -337,17 +342,27 @@ impl Simulation {
             let rest = SharedSlice::new(&mut buf.rest_step);
             let particles = SharedSlice::new(&mut self.particles);
             let (vertical, starts, verticals) = (&buf.vertical, &buf.starts, &buf.verticals);
+            let lifted_out = AtomicBool::new(false);
+            let lifted = &lifted_out;
             by_stripe_parity(&self.workers, self.stripes.count, move |bucket| {
                 let from = starts[bucket] as usize;
                 let list = &vertical[from..from + verticals[bucket] as usize];
+                let mut out = false;
                 for c in list {
                     // SAFETY: as for the particles; `rest_step` has one entry per particle.
                     let (pa, pb) = unsafe { pair_of(&particles, c) };
                     let (ra, rb) = unsafe { pair_of(&rest, c) };
-                    shock_contact(&params, pa, pb, ra, rb);
+                    out |= shock_contact(&params, pa, pb, ra, rb);
+                }
+                if out {
+                    lifted.store(true, Ordering::Relaxed);
                 }
             });
-            self.keep_inside();
+            // The shock pass moves particles only up, and the walls held every particle
+            // before it: only one lifted through the top wall can be outside now.
+            if lifted_out.into_inner() {
+                self.keep_inside();
+            }
         }
         self.set_drift(f64::NAN);
     }
@@ -780,9 +795,16 @@ const REST_STEPS: u32 = 8;
 /// The shock pass on a contact along y: if the lower particle rests (on the floor, or on a
 /// particle that rested within the last [`REST_STEPS`] steps), the upper one is lifted clear of it, cannot
 /// fall faster than it, rubs on it with Coulomb friction for the fall it loses, and rests too. Particles in the air are left to the regular passes,
-/// so a falling clump falls instead of climbing on itself.
+/// so a falling clump falls instead of climbing on itself. Returns whether it lifted a
+/// particle through the top wall (the only wall a lift can cross).
 #[inline(always)]
-fn shock_contact(p: &Params, pa: &mut Particle, pb: &mut Particle, ra: &mut u32, rb: &mut u32) {
+fn shock_contact(
+    p: &Params,
+    pa: &mut Particle,
+    pb: &mut Particle,
+    ra: &mut u32,
+    rb: &mut u32,
+) -> bool {
     let s = p.size;
     let (upper, lower, up_rest, low_rest) = if pa.y >= pb.y {
         (pb, pa, rb, ra)
@@ -791,14 +813,14 @@ fn shock_contact(p: &Params, pa: &mut Particle, pb: &mut Particle, ra: &mut u32,
     };
     let (ox, oy) = (s - (upper.x - lower.x).abs(), s - (lower.y - upper.y));
     if ox <= 0.0 || oy < 0.0 {
-        return; // apart now
+        return false; // apart now
     }
     // Within a quarter side of the floor counts as on it: gravity brings it down.
     // A support found in the last few steps still counts: a chain of supports broken for a
     // step (its links met out of order, at a stripe's edge) does not drop what it holds.
     let resting = lower.y >= p.floor_y - 0.25 * s || p.step.wrapping_sub(*low_rest) <= REST_STEPS;
     if !resting {
-        return;
+        return false;
     }
     upper.y -= (oy - p.slop).max(0.0);
     // The support stops the upper particle's fall into it: that impulse (per unit mass) also
@@ -813,4 +835,5 @@ fn shock_contact(p: &Params, pa: &mut Particle, pb: &mut Particle, ra: &mut u32,
     upper.vx -= jt;
     lower.vx += jt;
     *up_rest = p.step;
+    upper.y < p.top_y
 }
