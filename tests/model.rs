@@ -227,7 +227,11 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
         walked.extend(items.map(|it| (it.id, *it.value, it.rect)));
         ControlFlow::<()>::Continue(())
     });
-    assert_eq!(walked_nodes, tree.nodes().collect::<Vec<_>>(), "nodes by walk");
+    assert_eq!(
+        walked_nodes,
+        tree.nodes().collect::<Vec<_>>(),
+        "nodes by walk"
+    );
     walked.sort_by_key(|&(id, v, _)| (id, v));
     let want: Vec<(ItemId, u32, Rect)> = want
         .iter()

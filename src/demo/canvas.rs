@@ -1,5 +1,5 @@
 //! The CPU canvas: the frame's many small things (floor, particles, node outlines) filled
-//! into an RGBA image, uploaded as one texture that covers the window. Under a software OpenGL
+//! into an image (a `u32` a pixel), uploaded as one texture that covers the window. Under a software OpenGL
 //! (Mesa's llvmpipe, as on CI and Xvfb) per-triangle setup dominates: 50,000 particles as
 //! 100,000 triangles took about 45 ms a frame, one textured quad takes a fraction of that.
 //!
@@ -13,7 +13,7 @@ use macroquad::material::{
     gl_use_default_material, gl_use_material, load_material, Material, MaterialParams,
 };
 use macroquad::miniquad::ShaderSource;
-use macroquad::texture::{draw_texture, FilterMode, Image, Texture2D};
+use macroquad::texture::{draw_texture, FilterMode, Texture2D};
 
 use super::overlay::Layer;
 use super::scene::{outline_edges, span, square_span, tint_span, Scene};
@@ -60,31 +60,51 @@ impl Layout {
             Layout::Bgra => [b, g, r, a],
         }
     }
+
+    /// `rgba` as a pixel of this layout: the `u32` whose bytes in memory are its channels.
+    #[inline]
+    fn pixel(self, rgba: [u8; 4]) -> u32 {
+        u32::from_ne_bytes(self.order(rgba))
+    }
 }
 
 /// The canvas, sized to the window.
 pub struct Canvas {
-    image: Image,
+    /// The pixels, top row first, each a `u32` whose bytes are its channels in `layout`'s
+    /// order: filling a span of pixels is a plain fill of words.
+    pixels: Vec<u32>,
+    /// Width and height in pixels.
+    size: (u16, u16),
     texture: Option<Texture2D>,
     /// The opaque material, made on first use (it needs the window's context).
     opaque: Option<Option<Material>>,
-    /// How `image` holds its pixels.
+    /// How `pixels` hold their channels.
     layout: Layout,
     #[cfg(not(target_arch = "wasm32"))]
     blit: Blit,
-    /// The scene the image holds, and whether the texture holds the image: a frame whose
+    /// The scene the pixels hold, and whether the texture holds the pixels: a frame whose
     /// scene is the same (an empty or settled world) is shown again without filling or
     /// uploading the window's pixels.
     painted: Scene,
-    /// The versions of the layers blended over the scene in the image.
+    /// The versions of the layers blended over the scene in the pixels.
     painted_layers: [u64; 2],
     uploaded: bool,
+}
+
+/// `pixels` as the bytes they are in memory.
+fn as_bytes(pixels: &[u32]) -> &[u8] {
+    // SAFETY: the pointer and length cover exactly the pixels' memory, which stays borrowed
+    // for the slice's life; `u8` has no alignment requirement and every byte of a `u32` is
+    // initialised.
+    unsafe {
+        std::slice::from_raw_parts(pixels.as_ptr().cast::<u8>(), std::mem::size_of_val(pixels))
+    }
 }
 
 /// Rows `y0..y1` of the canvas, the part one thread fills.
 struct Band<'a> {
     /// The band's pixels: row `y0` first.
-    bytes: &'a mut [u8],
+    px: &'a mut [u32],
     /// The canvas's size in pixels.
     width: usize,
     height: usize,
@@ -94,21 +114,19 @@ struct Band<'a> {
 }
 
 impl Band<'_> {
-    /// Where row `row` (of the canvas, inside the band) starts in the band's bytes.
+    /// Where row `row` (of the canvas, inside the band) starts in the band's pixels.
     #[inline]
     fn row_start(&self, row: usize) -> usize {
-        (row - self.y0) * self.width * 4
+        (row - self.y0) * self.width
     }
 
     /// Fills the pixels `x0..x1` x `y0..y1` (clipped to the canvas already) that lie in the band.
     #[inline]
     fn fill_pixels(&mut self, x0: usize, y0: usize, x1: usize, y1: usize, rgba: [u8; 4]) {
-        let color = self.layout.order(rgba);
+        let color = self.layout.pixel(rgba);
         for row in y0.max(self.y0)..y1.min(self.y1) {
             let at = self.row_start(row);
-            for px in self.bytes[at + x0 * 4..at + x1 * 4].chunks_exact_mut(4) {
-                px.copy_from_slice(&color);
-            }
+            self.px[at + x0..at + x1].fill(color);
         }
     }
 
@@ -119,10 +137,12 @@ impl Band<'_> {
         let rgb = [r, g, b];
         for row in y0.max(self.y0)..y1.min(self.y1) {
             let at = self.row_start(row);
-            for px in self.bytes[at + x0 * 4..at + x1 * 4].chunks_exact_mut(4) {
+            for px in &mut self.px[at + x0..at + x1] {
+                let mut c4 = px.to_ne_bytes();
                 for c in 0..3 {
-                    px[c] = ((u32::from(px[c]) * (255 - a) + u32::from(rgb[c]) * a) / 255) as u8;
+                    c4[c] = ((u32::from(c4[c]) * (255 - a) + u32::from(rgb[c]) * a) / 255) as u8;
                 }
+                *px = u32::from_ne_bytes(c4);
             }
         }
     }
@@ -138,19 +158,47 @@ impl Band<'_> {
                 let at = self.row_start(row);
                 for x in x0..x1 {
                     let t = self.layout.order(layer.texel(index, x, row));
-                    let px = &mut self.bytes[at + x * 4..at + x * 4 + 4];
+                    let px = &mut self.px[at + x];
+                    let mut c4 = px.to_ne_bytes();
                     if layer.drawn_is_opaque {
                         if t[3] > 0 {
-                            px[..3].copy_from_slice(&t[..3]);
+                            c4[..3].copy_from_slice(&t[..3]);
+                            *px = u32::from_ne_bytes(c4);
                         }
                         continue;
                     }
                     let keep = 255 - u32::from(t[3]);
                     for c in 0..3 {
-                        let under = (u32::from(px[c]) * keep + 127) / 255;
-                        px[c] = (u32::from(t[c]) + under).min(255) as u8;
+                        let under = (u32::from(c4[c]) * keep + 127) / 255;
+                        c4[c] = (u32::from(t[c]) + under).min(255) as u8;
                     }
+                    *px = u32::from_ne_bytes(c4);
                 }
+            }
+        }
+    }
+
+    /// Fills the `N` x `N` squares of `particles` (top-left corners and colours) that meet the
+    /// band: those wholly inside it row by row as fixed-size arrays, the others clipped.
+    fn small_squares<const N: usize>(&mut self, particles: &[(i32, i32, [u8; 4])]) {
+        let (w, h) = (self.width, self.height);
+        let (top, bottom) = (self.y0 as i32, self.y1 as i32);
+        let side = N as i32;
+        for &(x, y, rgba) in particles {
+            if y >= bottom || y + side <= top {
+                continue;
+            }
+            if x >= 0 && x + side <= w as i32 && y >= top && y + side <= bottom {
+                let row = [self.layout.pixel(rgba); N];
+                let mut at = self.row_start(y as usize) + x as usize;
+                for _ in 0..N {
+                    if let Some(dst) = self.px.get_mut(at..at + N) {
+                        dst.copy_from_slice(&row);
+                    }
+                    at += w;
+                }
+            } else if let Some([x0, y0, x1, y1]) = square_span(x, y, side, w, h) {
+                self.fill_pixels(x0, y0, x1, y1, rgba);
             }
         }
     }
@@ -159,27 +207,20 @@ impl Band<'_> {
     fn paint(&mut self, scene: &Scene, layers: [&Layer; 2]) {
         let (w, h) = (self.width, self.height);
         // The background and the floor in one pass: each pixel is written once.
-        let background = self.layout.order(scene.background);
+        let background = self.layout.pixel(scene.background);
         let floor = scene
             .floor
-            .and_then(|(r, rgba)| Some((span(r, w, h)?, self.layout.order(rgba))));
-        let fill = |bytes: &mut [u8], color: &[u8; 4]| {
-            for px in bytes.chunks_exact_mut(4) {
-                px.copy_from_slice(color);
-            }
-        };
+            .and_then(|(r, rgba)| Some((span(r, w, h)?, self.layout.pixel(rgba))));
         for row in self.y0..self.y1 {
             let at = self.row_start(row);
-            let line = &mut self.bytes[at..at + w * 4];
+            let line = &mut self.px[at..at + w];
             match floor {
                 Some(([x0, y0, x1, y1], color)) if (y0..y1).contains(&row) => {
-                    let (left, rest) = line.split_at_mut(x0 * 4);
-                    let (middle, right) = rest.split_at_mut((x1 - x0) * 4);
-                    fill(left, &background);
-                    fill(middle, &color);
-                    fill(right, &background);
+                    line[..x0].fill(background);
+                    line[x0..x1].fill(color);
+                    line[x1..].fill(background);
                 }
-                _ => fill(line, &background),
+                _ => line.fill(background),
             }
         }
         let side = scene.side;
@@ -193,13 +234,24 @@ impl Band<'_> {
                 self.tint_pixels(s, rgb, alpha);
             }
         }
-        let (top, bottom) = (self.y0 as i32, self.y1 as i32);
-        for p in scene
-            .particles
-            .iter()
-            .filter(|p| p.1 < bottom && p.1 + side > top)
-        {
-            square(self, p);
+        // Squares of a few pixels (the whole world in view) take a fixed-size path.
+        match side {
+            1 => self.small_squares::<1>(&scene.particles),
+            2 => self.small_squares::<2>(&scene.particles),
+            3 => self.small_squares::<3>(&scene.particles),
+            4 => self.small_squares::<4>(&scene.particles),
+            5 => self.small_squares::<5>(&scene.particles),
+            6 => self.small_squares::<6>(&scene.particles),
+            _ => {
+                let (top, bottom) = (self.y0 as i32, self.y1 as i32);
+                for p in scene
+                    .particles
+                    .iter()
+                    .filter(|p| p.1 < bottom && p.1 + side > top)
+                {
+                    square(self, p);
+                }
+            }
         }
         for &r in &scene.tints {
             if let Some(s) = tint_span(r, w, h) {
@@ -228,7 +280,8 @@ impl Canvas {
     /// (desktop OpenGL 3 and newer), and falls back to the textured quad where that fails.
     pub fn new(layout: Layout) -> Self {
         Canvas {
-            image: Image::empty(),
+            pixels: Vec::new(),
+            size: (0, 0),
             texture: None,
             opaque: None,
             #[cfg(not(target_arch = "wasm32"))]
@@ -259,8 +312,11 @@ impl Canvas {
         // A minimised window can report a zero size; keep a 1x1 canvas rather than a 0x0 texture.
         let (width, height) = (width.max(1), height.max(1));
         let versions = layers.map(|l| l.version);
-        if self.image.width != width || self.image.height != height {
-            self.image = Image::gen_image_color(width, height, macroquad::color::BLANK);
+        if self.size != (width, height) {
+            self.size = (width, height);
+            self.pixels.clear();
+            self.pixels
+                .resize(usize::from(width) * usize::from(height), 0);
         } else if self.uploaded && *scene == self.painted && versions == self.painted_layers {
             return;
         }
@@ -271,11 +327,11 @@ impl Canvas {
         let bands = bands.clamp(1, (h / MIN_BAND_ROWS).max(1));
         let rows = h.div_ceil(bands);
         let layout = self.layout;
-        let band = |(i, bytes): (usize, &mut [u8])| {
+        let band = |(i, px): (usize, &mut [u32])| {
             let y0 = i * rows;
             let y1 = (y0 + rows).min(h);
             Band {
-                bytes,
+                px,
                 width: w,
                 height: h,
                 y0,
@@ -287,37 +343,38 @@ impl Canvas {
         #[cfg(not(target_arch = "wasm32"))]
         if bands > 1 {
             use rayon::prelude::*;
-            self.image
-                .bytes
-                .par_chunks_mut(rows * w * 4)
+            self.pixels
+                .par_chunks_mut(rows * w)
                 .enumerate()
                 .for_each(band);
             return;
         }
-        self.image
-            .bytes
-            .chunks_mut(rows * w * 4)
-            .enumerate()
-            .for_each(band);
+        self.pixels.chunks_mut(rows * w).enumerate().for_each(band);
     }
 
     /// The canvas's pixel at `(x, y)`, as RGBA, for tests.
     #[cfg(test)]
     pub fn pixel(&self, x: usize, y: usize) -> [u8; 4] {
-        let i = (y * usize::from(self.image.width) + x) * 4;
-        let px: [u8; 4] = self.image.bytes[i..i + 4].try_into().unwrap();
+        let px = self.pixels[y * usize::from(self.size.0) + x].to_ne_bytes();
         // The swap is its own inverse.
         self.layout.order(px)
     }
 
-    /// Turns the image into [`Layout::Rgba`] (when the blit turned out unusable).
+    /// The pixels as bytes, as OpenGL reads them.
+    #[cfg(test)]
+    fn bytes(&self) -> &[u8] {
+        as_bytes(&self.pixels)
+    }
+
+    /// Turns the pixels into [`Layout::Rgba`] (when the blit turned out unusable).
     #[cfg(not(target_arch = "wasm32"))]
     fn swap_to_rgba(&mut self) {
         if self.layout == Layout::Rgba {
             return;
         }
-        for px in self.image.bytes.chunks_exact_mut(4) {
-            px.swap(0, 2);
+        for px in &mut self.pixels {
+            let [b, g, r, a] = px.to_ne_bytes();
+            *px = u32::from_ne_bytes([r, g, b, a]);
         }
         self.layout = Layout::Rgba;
         self.uploaded = false;
@@ -325,10 +382,10 @@ impl Canvas {
 
     /// Uploads the frame and draws it over the whole window.
     pub fn present(&mut self) {
-        let (w, h) = (self.image.width, self.image.height);
+        let (w, h) = self.size;
         #[cfg(not(target_arch = "wasm32"))]
         if self.layout == Layout::Bgra {
-            if self.blit.show(&self.image.bytes, w, h, !self.uploaded) {
+            if self.blit.show(as_bytes(&self.pixels), w, h, !self.uploaded) {
                 self.uploaded = true;
                 return;
             }
@@ -347,14 +404,14 @@ impl Canvas {
             .as_ref()
             .is_none_or(|t| t.size() != (f32::from(w), f32::from(h)).into())
         {
-            let texture = Texture2D::from_image(&self.image);
+            let texture = Texture2D::from_rgba8(w, h, as_bytes(&self.pixels));
             texture.set_filter(FilterMode::Nearest);
             self.texture = Some(texture);
             self.uploaded = false;
         }
         if let Some(texture) = &self.texture {
             if !self.uploaded {
-                texture.update(&self.image);
+                texture.update_from_bytes(u32::from(w), u32::from(h), as_bytes(&self.pixels));
                 self.uploaded = true;
             }
             if let Some(material) = opaque {
@@ -525,7 +582,7 @@ mod tests {
         // 200 rows in bands of at least 64: three bands, the last one short.
         let mut banded = Canvas::new(Layout::Rgba);
         banded.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 8);
-        assert!(one.image.bytes == banded.image.bytes, "the bands differ");
+        assert!(one.pixels == banded.pixels, "the bands differ");
         assert_eq!(
             one.pixel(0, 0),
             OUTLINE_COLORS[0],
@@ -569,7 +626,7 @@ mod tests {
             one.paint(300, 200, &scene, [&text, &panel], 1);
             let mut banded = Canvas::new(layout);
             banded.paint(300, 200, &scene, [&text, &panel], 3);
-            assert!(one.image.bytes == banded.image.bytes, "the bands differ");
+            assert!(one.pixels == banded.pixels, "the bands differ");
             for (x, y) in [(40, 50), (100, 100), (159, 149)] {
                 let under = plain.pixel(x, y);
                 let over = one.pixel(x, y);
@@ -602,19 +659,62 @@ mod tests {
         let mut bgra = Canvas::new(Layout::Bgra);
         bgra.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 3);
         for (a, b) in rgba
-            .image
-            .bytes
+            .bytes()
             .chunks_exact(4)
-            .zip(bgra.image.bytes.chunks_exact(4))
+            .zip(bgra.bytes().chunks_exact(4))
         {
             assert_eq!([a[2], a[1], a[0], a[3]], b);
         }
         assert_eq!(bgra.pixel(65, 65), HIGHLIGHT);
-        assert_eq!(bgra.image.bytes[..4], [255, 255, 255, 255]);
+        assert_eq!(bgra.bytes()[..4], [255, 255, 255, 255]);
         // The floor's blue and red are not the same, so the swap shows.
         assert_eq!(bgra.pixel(150, 190)[..3], rgba.pixel(150, 190)[..3]);
         bgra.swap_to_rgba();
-        assert!(bgra.image.bytes == rgba.image.bytes);
+        assert!(bgra.pixels == rgba.pixels);
+    }
+
+    #[test]
+    fn small_squares_fill_the_pixels_that_clipped_spans_do() {
+        let scene = scene();
+        let (w, h) = (300, 200);
+        let paint = |small: bool, side: i32, y0: usize, y1: usize| {
+            let mut px = vec![0u32; (y1 - y0) * w];
+            let mut band = Band {
+                px: &mut px,
+                width: w,
+                height: h,
+                y0,
+                y1,
+                layout: Layout::Bgra,
+            };
+            if small {
+                match side {
+                    1 => band.small_squares::<1>(&scene.particles),
+                    3 => band.small_squares::<3>(&scene.particles),
+                    _ => band.small_squares::<6>(&scene.particles),
+                }
+            } else {
+                for &(x, y, rgba) in &scene.particles {
+                    if let Some([x0, y0, x1, y1]) = square_span(x, y, side, w, h) {
+                        band.fill_pixels(x0, y0, x1, y1, rgba);
+                    }
+                }
+            }
+            px
+        };
+        for side in [1, 3, 6] {
+            for (y0, y1) in [(0, 200), (0, 64), (64, 131), (131, 200)] {
+                let small = paint(true, side, y0, y1);
+                assert!(
+                    small == paint(false, side, y0, y1),
+                    "side {side}, rows {y0}..{y1}"
+                );
+                assert!(
+                    small.iter().filter(|&&p| p != 0).count() > 100,
+                    "nothing drawn"
+                );
+            }
+        }
     }
 
     #[test]
@@ -622,19 +722,19 @@ mod tests {
         let mut scene = scene();
         let mut canvas = Canvas::new(Layout::Rgba);
         canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
-        let first = canvas.image.bytes.clone();
+        let first = canvas.pixels.clone();
         // As after `present`: the texture holds the image.
         canvas.uploaded = true;
-        canvas.image.bytes[0] = 99;
+        canvas.pixels[0] = 99;
         canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
-        assert_eq!(canvas.image.bytes[0], 99, "the same scene was filled again");
+        assert_eq!(canvas.pixels[0], 99, "the same scene was filled again");
         scene.highlights.push((150, 190, HIGHLIGHT));
         canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
         assert!(!canvas.uploaded, "a changed scene must be uploaded");
         let mut fresh = Canvas::new(Layout::Rgba);
         fresh.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
-        assert!(canvas.image.bytes == fresh.image.bytes);
-        assert!(canvas.image.bytes != first);
+        assert!(canvas.pixels == fresh.pixels);
+        assert!(canvas.pixels != first);
         assert_eq!(canvas.pixel(151, 191), HIGHLIGHT);
     }
 }
