@@ -1,7 +1,9 @@
-//! Where particles sit in memory: now and then the particles are put in row order, floor
-//! first and left to right within a row, and the tree is rebuilt in that order. Particles
-//! that touch then sit a few hundred bytes apart instead of anywhere in the array, so the
-//! solver's passes over the contacts, the tree update and the pair search stay in the cache.
+//! Where particles sit in memory: now and then the particles are put in stripe order (the
+//! contact solver's stripes, see `solver`), each stripe's rows floor first and left to right
+//! within a row, and the tree is rebuilt in that order. The solver walks each stripe's
+//! contacts floor first, so it then reads the particles nearly in memory order, and particles
+//! that touch sit a few hundred bytes apart instead of anywhere in the array: the solver's
+//! passes over the contacts, the tree update and the pair search stay in the cache.
 // The radix sort and the renumbering write from several threads through `SharedSlice`; each
 // use says why no two tasks touch the same element.
 #![allow(unsafe_code)]
@@ -15,8 +17,9 @@ use super::{Particle, Simulation};
 pub(super) const STEPS_BETWEEN_REORDERS: u32 = 32;
 
 impl Simulation {
-    /// The reorder phase: once every 32 calls, puts the particles in row order (floor first,
-    /// left to right) and rebuilds the tree in that order. Particle indices change, and the
+    /// The reorder phase: once every 32 calls, puts the particles in stripe order (the
+    /// solver's stripes left to right, each floor first and left to right within a row) and
+    /// rebuilds the tree in that order. Particle indices change, and the
     /// tree, the handles and the contact list follow, so every answer of the simulation stays
     /// consistent. Allocates nothing once its buffers have grown to the particle count.
     pub fn reorder_if_due(&mut self) {
@@ -28,8 +31,9 @@ impl Simulation {
         self.reorder();
     }
 
-    /// Puts the particles in row order (rows one particle high, counted from the floor), then
-    /// rebuilds the tree in that order so its handles and item lists follow it too.
+    /// Puts the particles in stripe order (in each stripe, rows one particle high counted from
+    /// the floor, then columns), then rebuilds the tree in that order so its handles and item
+    /// lists follow it too.
     fn reorder(&mut self) {
         let n = self.particles.len();
         if n < 2 {
@@ -40,18 +44,22 @@ impl Simulation {
             f64::from(self.config.world.max_y),
             f64::from(self.config.world.min_x),
         );
-        // `as` saturates, so a world taller or wider than 2^32 particles still sorts (its far
-        // rows share a key), and nothing is sized by the world.
+        // The key: stripe (8 bits: there are at most 256), row and column (28 bits each,
+        // saturated, so a world taller or wider than 2^28 particles still sorts: its far rows
+        // share a key), and nothing is sized by the world.
+        const MAX_28: f64 = ((1u32 << 28) - 1) as f64;
         self.order_keys.resize(n, (0, 0));
         let particles = &self.particles;
+        let stripes = self.stripes;
         self.workers
             .for_each_chunk(&mut self.order_keys, CHUNK, |k, chunk| {
                 for (j, key) in chunk.iter_mut().enumerate() {
                     let i = k * CHUNK + j;
                     let p = particles[i];
-                    let row = ((floor - f64::from(p.y)) / s).max(0.0) as u32;
-                    let column = ((f64::from(p.x) - left) / s).max(0.0) as u32;
-                    *key = (u64::from(row) << 32 | u64::from(column), i as u32);
+                    let row = ((floor - f64::from(p.y)) / s).clamp(0.0, MAX_28) as u64;
+                    let column = ((f64::from(p.x) - left) / s).clamp(0.0, MAX_28) as u64;
+                    let stripe = u64::from(stripes.of(p.x));
+                    *key = (stripe << 56 | row << 28 | column, i as u32);
                 }
             });
         // Keys come in index order, so the stable sort orders equal keys by index: one order.
@@ -136,11 +144,11 @@ const DIGITS: usize = 64 / DIGIT_BITS as usize;
 /// Keys per task of the radix sort: each task counts and moves its own keys.
 const SORT_CHUNK: usize = 16_384;
 
-/// A stable least-significant-digit radix sort of (row key, index) pairs by row key, a byte
-/// at a time, on the workers: each pass counts every chunk's keys, takes each chunk's start
-/// in each bucket in a fixed order (bucket, then chunk), and moves each chunk's keys to
-/// them. Bytes that every key shares are skipped, so a pile a few hundred particles wide and
-/// tall takes four passes. The order is the stable sort's on any thread count.
+/// A stable least-significant-digit radix sort of (key, index) pairs by key, a byte at a
+/// time, on the workers: each pass counts every chunk's keys, takes each chunk's start in
+/// each bucket in a fixed order (bucket, then chunk), and moves each chunk's keys to them.
+/// Bytes that every key shares are skipped, so a pile a few hundred particles wide and tall
+/// takes five passes. The order is the stable sort's on any thread count.
 #[derive(Debug, Default)]
 pub(super) struct RowSort {
     scratch: Vec<(u64, u32)>,

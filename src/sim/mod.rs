@@ -91,8 +91,9 @@ impl Particle {
 /// The phases of a step, in the order [`Simulation::step`] runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
-    /// Every few dozen steps, the particles are put in row order so that neighbours sit close
-    /// in memory, and the tree is rebuilt in that order ([`Simulation::reorder_if_due`]).
+    /// Every few dozen steps, the particles are put in stripe order (the solver's stripes,
+    /// each floor first) so that neighbours sit close in memory, and the tree is rebuilt in
+    /// that order ([`Simulation::reorder_if_due`]).
     Reorder,
     /// Gravity, motion and the walls ([`Simulation::integrate`]).
     Integrate,
@@ -174,8 +175,8 @@ pub struct Simulation {
     /// ask the tree and still answer for the particles' positions now. Measured on demand, so
     /// that steps do not pay for it.
     drift: AtomicU64,
-    /// Reused buffers of the reordering (see `layout`): (row key, old index) sorted, the
-    /// particles in their new order, and each old index's new one.
+    /// Reused buffers of the reordering (see `layout`): (stripe and row key, old index)
+    /// sorted, the particles in their new order, and each old index's new one.
     order_keys: Vec<(u64, u32)>,
     reordered: Vec<Particle>,
     new_index: Vec<u32>,

@@ -102,9 +102,9 @@ impl StripeGrid {
         }
     }
 
-    /// The stripe of a particle whose left edge is `x`: never decreasing in `x`.
+    /// The stripe of a particle whose left edge is `x`: never decreasing in `x`, below 256.
     #[inline(always)]
-    fn of(&self, x: f32) -> u32 {
+    pub(super) fn of(&self, x: f32) -> u32 {
         // Clamped as a float (NaN, which never happens here, gives 0), so that the
         // conversion needs no checks of its own.
         let at = clamp_to((x - self.left) * self.per_unit, self.last);

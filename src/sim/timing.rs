@@ -7,7 +7,8 @@ use super::{Phase, SimError, Simulation};
 /// Milliseconds spent in each phase of one step ([`Phase::ALL`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PhaseTimes {
-    /// Putting the particles in row order, on the steps that do ([`Simulation::reorder_if_due`]).
+    /// Putting the particles in stripe order, on the steps that do
+    /// ([`Simulation::reorder_if_due`]).
     pub reorder_ms: f64,
     /// Gravity, motion and walls ([`Simulation::integrate`]).
     pub integrate_ms: f64,
