@@ -10,7 +10,7 @@ use macroquad::text::{draw_text, measure_text};
 use macroquad::time::get_fps;
 use macroquad::window::{clear_background, screen_height, screen_width};
 
-use quadstress::sim::Broadphase;
+use quadstress::sim::{Broadphase, Particle};
 use quadstress::{Rect, TreeStats};
 
 use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES};
@@ -93,6 +93,8 @@ pub struct Scratch {
     /// Bands the canvas is filled in: the threads of rayon's pool.
     pub bands: usize,
     scene: Scene,
+    /// The particles as the frame shows them, copied before the next steps start.
+    particles: Vec<Particle>,
     text: String,
     /// Whether each particle touches another one.
     touching: Vec<bool>,
@@ -121,6 +123,7 @@ impl Scratch {
             route,
             bands: super::platform::threads(),
             scene: Scene::default(),
+            particles: Vec::new(),
             text: String::with_capacity(1024),
             touching: Vec::new(),
             help: super::controls::help_lines().collect(),
@@ -171,9 +174,11 @@ pub fn prepare(app: &App, view: &View, scratch: &mut Scratch) {
         }
         ColorMode::Speed => {}
     }
-    scratch
-        .scene
-        .build(app, view, &app.depth, &scratch.touching);
+    // A copy of the particles (a plain copy of memory) lets the steps start before the
+    // squares are made from them, in `show`.
+    scratch.particles.clear();
+    scratch.particles.extend_from_slice(sim.particles());
+    scratch.scene.build_around_particles(app, view);
     scratch.probe_edge = (app.probe.outline(), view.rect_to_screen(&app.probe.rect()));
     if scratch.overlay.cached() {
         draw_overlay(app, scratch);
@@ -194,6 +199,9 @@ pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
         clear_background(BACKGROUND);
     }
     let (width, height) = (screen_width() as u16, screen_height() as u16);
+    scratch
+        .scene
+        .fill_particles(&scratch.particles, app, view, &app.depth, &scratch.touching);
     match &mut scratch.route {
         Route::Canvas(canvas) => {
             let layers = [&scratch.overlay.layer, &scratch.panel.layer];

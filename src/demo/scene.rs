@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use quadstress::sim::Simulation;
+use quadstress::sim::{Particle, Simulation};
 use quadstress::{Placement, Rect, MAX_DEPTH};
 
 use super::app::{App, ColorMode};
@@ -43,6 +43,8 @@ pub struct Scene {
     pub outlines: Vec<([f32; 4], [u8; 4])>,
     /// The nodes' outline boxes and depths in node order, before they are sorted by depth.
     pub(super) by_depth: Vec<(u8, [f32; 4])>,
+    /// Side of every particle in world units, for culling.
+    pub(super) particle_size: f32,
 }
 
 /// The pixels `[x0, y0, x1, y1)` a fill of `[x, y, w, h]` covers in a `cw` x `ch` window:
@@ -178,6 +180,7 @@ impl Scene {
         self.floor = other.floor;
         self.quad_tint = other.quad_tint;
         self.side = other.side;
+        self.particle_size = other.particle_size;
         self.particles.clear();
         self.particles.extend_from_slice(&other.particles);
         self.tint = other.tint;
@@ -191,24 +194,27 @@ impl Scene {
 
     /// The scene of `app` seen through `view`. `depth` (by particle, in depth colouring) and
     /// `touching` (in contact colouring) are the colours' inputs.
+    #[cfg(test)]
     pub fn build(&mut self, app: &App, view: &View, depth: &[u8], touching: &[bool]) {
-        let sim = &app.sim;
-        self.background = BACKGROUND_RGBA;
-        self.floor = Some((xywh(view.rect_to_screen(&sim.config().world)), FLOOR_RGBA));
-        // The quad under the particles, so the ones touching it show on top of it.
-        // Only the rectangle query is the quad: the circle and the nearest are outlined.
-        self.quad_tint = matches!(app.probe.outline(), Outline::Rect(_)).then(|| {
-            (
-                xywh(view.rect_to_screen(&app.probe.rect())),
-                QUAD_FILL.0,
-                QUAD_FILL.1,
-            )
-        });
-        let size = sim.config().particle_size;
-        self.side = view.particle_px(size) as i32;
+        self.build_around_particles(app, view);
+        self.fill_particles(app.sim.particles(), app, view, depth, touching);
+    }
+
+    /// The particles' squares, from `particles` (the simulation's, or a copy of them taken
+    /// with [`build_around_particles`](Self::build_around_particles), so that the next steps
+    /// may run meanwhile), coloured as `app` says.
+    pub fn fill_particles(
+        &mut self,
+        particles: &[Particle],
+        app: &App,
+        view: &View,
+        depth: &[u8],
+        touching: &[bool],
+    ) {
+        let size = self.particle_size;
         let seen = view.visible_world();
         self.particles.clear();
-        for (i, p) in sim.particles().iter().enumerate() {
+        for (i, p) in particles.iter().enumerate() {
             if p.x > seen.max_x
                 || p.y > seen.max_y
                 || p.x + size < seen.min_x
@@ -233,6 +239,26 @@ impl Scene {
             let (sx, sy) = view.snap_px(p.x, p.y);
             self.particles.push((sx, sy, color));
         }
+    }
+
+    /// Everything of the scene but the particles' squares (see
+    /// [`fill_particles`](Self::fill_particles)): the floor, the quad, the query's tints and
+    /// highlights, the node outlines.
+    pub fn build_around_particles(&mut self, app: &App, view: &View) {
+        let sim = &app.sim;
+        self.background = BACKGROUND_RGBA;
+        self.floor = Some((xywh(view.rect_to_screen(&sim.config().world)), FLOOR_RGBA));
+        // The quad under the particles, so the ones touching it show on top of it.
+        // Only the rectangle query is the quad: the circle and the nearest are outlined.
+        self.quad_tint = matches!(app.probe.outline(), Outline::Rect(_)).then(|| {
+            (
+                xywh(view.rect_to_screen(&app.probe.rect())),
+                QUAD_FILL.0,
+                QUAD_FILL.1,
+            )
+        });
+        self.particle_size = sim.config().particle_size;
+        self.side = view.particle_px(self.particle_size) as i32;
         self.tint = VISITED_TINT;
         self.tints.clear();
         self.highlights.clear();
