@@ -49,6 +49,12 @@ impl Lanes {
         avx.hits8(&self.min_x, &self.min_y, &self.max_x, &self.max_y, r)
     }
 
+    /// As [`hits_avx`](Self::hits_avx), the query's edges broadcast beforehand.
+    #[inline(always)]
+    pub(super) fn hits_avx_splat(&self, avx: Avx, q: &simd::Splat) -> u32 {
+        avx.hits8_splat(&self.min_x, &self.min_y, &self.max_x, &self.max_y, q)
+    }
+
     fn set(&mut self, k: usize, r: &Rect) {
         self.min_x[k] = r.min_x;
         self.min_y[k] = r.min_y;
@@ -1405,7 +1411,8 @@ impl<T> ItemList<T> {
         if !self.banded() || blocks < BANDED_BLOCKS {
             return (0, blocks);
         }
-        let (in_crossing, in_rest) = (self.bands[0].intersects(r), self.bands[1].intersects(r));
+        let met = simd::meets2(&self.bands, r);
+        let (in_crossing, in_rest) = (met & 1 != 0, met & 2 != 0);
         let first = if in_crossing { 0 } else { self.split() / W };
         let end = if in_rest {
             blocks
@@ -1430,7 +1437,8 @@ impl<T> ItemList<T> {
             at: [(0, 0); 5],
             n: 0,
         };
-        if self.bands[0].intersects(r) {
+        let met = simd::meets2(&self.bands, r);
+        if met & 1 != 0 {
             let run = self.run(0);
             if run.len() > 0 {
                 let (a, b) = run.window(r.min_y, r.max_y);
@@ -1440,7 +1448,7 @@ impl<T> ItemList<T> {
                 spans.add(0, self.split());
             }
         }
-        if self.bands[1].intersects(r) {
+        if met & 2 != 0 {
             let run = self.run(1);
             if run.len() > 0 {
                 spans.add(self.split(), run.start);

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use super::geom::{f32_at_or_above, f32_at_or_below};
 use super::items::Lanes;
-use super::simd::Avx;
+use super::simd::{self, Avx};
 use super::{
     traverse::NodeStack, CellRange, ItemId, ItemRef, NodeInfo, Quadtree, QuadtreeError, Rect,
 };
@@ -163,7 +163,11 @@ impl<T> Quadtree<T> {
         // AVX the whole walk is compiled for it, so every list's scan inlines the test.
         let range = self.cell_range(query);
         if let Some(avx) = Avx::detect() {
-            avx.run(|| self.gather_in_range(query, range, out, |l, r| l.hits_avx(avx, r)));
+            avx.run(|| {
+                // The query's edges broadcast once, not once per node scanned.
+                let q = simd::splat(query);
+                self.gather_in_range(query, range, out, |l, _| l.hits_avx_splat(avx, &q))
+            });
         } else {
             self.gather_in_range(query, range, out, Lanes::hits);
         }

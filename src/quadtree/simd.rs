@@ -44,6 +44,36 @@ pub(super) fn hits8(
     M32x4::bitmask8(half(0), half(4))
 }
 
+/// Bit 0 set when `pair[0]` intersects `r` (closed, as [`Rect::intersects`]), bit 1 when
+/// `pair[1]` does: both tests in one compare per half. An empty rectangle (`+inf` minima,
+/// `-inf` maxima) meets nothing.
+#[inline(always)]
+pub(super) fn meets2(pair: &[Rect; 2], r: &Rect) -> u32 {
+    let [a, b] = pair;
+    let edges = [
+        a.min_x, a.min_y, a.max_x, a.max_y, b.min_x, b.min_y, b.max_x, b.max_y,
+    ];
+    // Each rectangle's minima must be at most `r`'s maxima and its maxima at least `r`'s
+    // minima; the infinite lanes pass whatever the edge.
+    let bars = [
+        r.max_x,
+        r.max_y,
+        f32::INFINITY,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NEG_INFINITY,
+        r.min_x,
+        r.min_y,
+    ];
+    let (below, above) = (F32x4::load(&bars, 0), F32x4::load(&bars, 4));
+    let half = |at| {
+        let e = F32x4::load(&edges, at);
+        e.le(below).and(e.ge(above))
+    };
+    let m = M32x4::bitmask8(half(0), half(4));
+    u32::from(m & 0xf == 0xf) | (u32::from(m >> 4 == 0xf) << 1)
+}
+
 /// Lane by lane, `(v - origin) * scale`, clamped to `[0, top]` (a NaN to 0), truncated to an
 /// integer: the cells of a rectangle's four edges. `top` must be below `2^24`, so exact in
 /// `f32`: the result is then that of the saturating `as u32` capped at `top`. On x86_64 the
@@ -241,6 +271,60 @@ mod form {
         ) -> u32 {
             // SAFETY: the token exists only on a CPU with AVX.
             unsafe { hits8_avx(min_x, min_y, max_x, max_y, r) }
+        }
+    }
+
+    impl Avx {
+        /// As [`hits8`](Self::hits8), the query's edges given as a [`Splat`](super::Splat).
+        #[inline(always)]
+        pub(in super::super) fn hits8_splat(
+            self,
+            min_x: &[f32; 8],
+            min_y: &[f32; 8],
+            max_x: &[f32; 8],
+            max_y: &[f32; 8],
+            q: &super::Splat,
+        ) -> u32 {
+            // SAFETY: the token exists only on a CPU with AVX.
+            unsafe { hits8_splat_avx(min_x, min_y, max_x, max_y, q) }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    #[allow(unused_unsafe)]
+    unsafe fn hits8_splat_avx(
+        min_x: &[f32; 8],
+        min_y: &[f32; 8],
+        max_x: &[f32; 8],
+        max_y: &[f32; 8],
+        q: &super::Splat,
+    ) -> u32 {
+        // SAFETY: the caller guarantees AVX; each load reads the eight `f32`s of one array.
+        unsafe {
+            let x = _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_LE_OQ>(
+                    _mm256_loadu_ps(min_x.as_ptr()),
+                    _mm256_loadu_ps(q[2].as_ptr()),
+                ),
+                _mm256_cmp_ps::<_CMP_LE_OQ>(
+                    _mm256_loadu_ps(q[0].as_ptr()),
+                    _mm256_loadu_ps(max_x.as_ptr()),
+                ),
+            );
+            let y = _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_LE_OQ>(
+                    _mm256_loadu_ps(min_y.as_ptr()),
+                    _mm256_loadu_ps(q[3].as_ptr()),
+                ),
+                _mm256_cmp_ps::<_CMP_LE_OQ>(
+                    _mm256_loadu_ps(q[1].as_ptr()),
+                    _mm256_loadu_ps(max_y.as_ptr()),
+                ),
+            );
+            _mm256_movemask_ps(_mm256_and_ps(x, y)) as u32
         }
     }
 
@@ -551,6 +635,17 @@ mod form {
 
 use form::{F32x4, M32x4};
 
+/// A query rectangle's edges, each repeated in eight lanes (min x, min y, max x, max y):
+/// made once per query ([`splat`]), so that the scans of its nodes do not each broadcast
+/// them again.
+pub(super) type Splat = [[f32; 8]; 4];
+
+/// `r`'s edges as a [`Splat`].
+#[inline(always)]
+pub(super) fn splat(r: &Rect) -> Splat {
+    [[r.min_x; 8], [r.min_y; 8], [r.max_x; 8], [r.max_y; 8]]
+}
+
 #[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]
 pub(super) use form::Avx;
 
@@ -568,6 +663,17 @@ impl Avx {
     }
     #[inline(always)]
     pub(super) fn run<R>(self, _: impl FnOnce() -> R) -> R {
+        match self {}
+    }
+    #[inline(always)]
+    pub(super) fn hits8_splat(
+        self,
+        _: &[f32; 8],
+        _: &[f32; 8],
+        _: &[f32; 8],
+        _: &[f32; 8],
+        _: &Splat,
+    ) -> u32 {
         match self {}
     }
     #[inline(always)]
@@ -664,5 +770,45 @@ mod tests {
             }
         }
         assert!(n > 100, "the cases must hit as well as miss");
+    }
+
+    #[test]
+    fn pair_tests_match_rect_intersects() {
+        let empty = Rect {
+            min_x: f32::INFINITY,
+            min_y: f32::INFINITY,
+            max_x: f32::NEG_INFINITY,
+            max_y: f32::NEG_INFINITY,
+        };
+        let mut rects = vec![empty];
+        for a in arrays().step_by(7) {
+            let (x0, y0) = (a[0].min(a[1]), a[2].min(a[3]));
+            let (x1, y1) = (a[0].max(a[1]), a[2].max(a[3]));
+            rects.push(Rect {
+                min_x: x0,
+                min_y: y0,
+                max_x: x1,
+                max_y: y1,
+            });
+        }
+        let queries = [
+            Rect::new(-1.0, -1.0, 1.0, 1.0),
+            Rect::new(0.0, 0.0, 0.0, 0.0),
+            Rect::new(1.0, -4.0, 2.5, 1.0),
+            Rect::new(2.5, 2.5, 3.0, 3.0),
+            Rect::new(-f32::MAX, -f32::MAX, f32::MAX, f32::MAX),
+        ];
+        let (mut met, mut missed) = (0, 0);
+        for a in &rects {
+            for b in &rects {
+                for q in &queries {
+                    let want = u32::from(a.intersects(q)) | u32::from(b.intersects(q)) << 1;
+                    assert_eq!(meets2(&[*a, *b], q), want, "{a:?} {b:?} {q:?}");
+                    met += want.count_ones();
+                    missed += 2 - want.count_ones();
+                }
+            }
+        }
+        assert!(met > 100 && missed > 100, "{met} {missed}");
     }
 }
