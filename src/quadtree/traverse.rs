@@ -237,3 +237,73 @@ impl<T> Quadtree<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::TestRng;
+    use crate::quadtree::{Config, Placement};
+
+    /// The table walk visits each node whose region overlaps the range once, and the nodes
+    /// with items among them are exactly those the stack walk visits: on trees deep in some
+    /// places and shallow in others, with items across the world's edge, for ranges of one
+    /// cell up to the most the table walk takes.
+    #[test]
+    fn the_table_walk_visits_what_the_stack_walk_visits() {
+        let mut rng = TestRng::new(31);
+        for placement in [Placement::Exact, Placement::Loose] {
+            let config = Config {
+                leaf_capacity: 4,
+                max_depth: 7,
+                placement,
+            };
+            let mut tree: Quadtree<u32> =
+                Quadtree::with_config(Rect::new(0.0, 0.0, 256.0, 256.0), config).unwrap();
+            for i in 0..3_000 {
+                // A crowded corner, a sparse rest, and some boxes reaching past the world.
+                let (x, y) = if i % 3 == 0 {
+                    (rng.range(-10.0, 260.0), rng.range(-10.0, 260.0))
+                } else {
+                    (rng.range(0.0, 40.0), rng.range(0.0, 40.0))
+                };
+                let side = rng.range(0.0, 6.0);
+                tree.insert(Rect::new(x, y, x + side, y + side), i).unwrap();
+            }
+            let mut walked = 0;
+            for _ in 0..2_000 {
+                let (x, y) = (rng.range(-5.0, 256.0), rng.range(-5.0, 256.0));
+                let (w, h) = (rng.range(0.0, 20.0), rng.range(0.0, 20.0));
+                let range = tree.cell_range(&Rect::new(x, y, x + w, y + h));
+                if !tree.table_walk_fits(range) {
+                    continue;
+                }
+                walked += 1;
+                let index = |node: &Node<u32>| {
+                    tree.nodes
+                        .iter()
+                        .position(|n| std::ptr::eq(n, node))
+                        .unwrap()
+                };
+                let mut by_table = Vec::new();
+                let _ = tree.walk_table(range, |node| {
+                    by_table.push(index(node));
+                    ControlFlow::<()>::Continue(())
+                });
+                let mut by_stack = Vec::new();
+                let _ = tree.walk_nodes(0, range, |node| {
+                    by_stack.push(index(node));
+                    ControlFlow::<()>::Continue(())
+                });
+                by_table.sort_unstable();
+                let all = by_table.len();
+                by_table.dedup();
+                assert_eq!(all, by_table.len(), "{placement:?}: a node visited twice");
+                by_table.retain(|&n| n == 0 || tree.nodes[n].subtree_len > 0);
+                by_stack.sort_unstable();
+                assert_eq!(by_table, by_stack, "{placement:?} {range:?}");
+            }
+            assert!(walked > 1_000, "{walked}");
+            assert!(tree.deepest >= 5, "the tree must be deep somewhere");
+        }
+    }
+}
