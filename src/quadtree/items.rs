@@ -49,12 +49,6 @@ impl Lanes {
         avx.hits8(&self.min_x, &self.min_y, &self.max_x, &self.max_y, r)
     }
 
-    /// As [`hits_avx`](Self::hits_avx), the query's edges broadcast beforehand.
-    #[inline(always)]
-    pub(super) fn hits_avx_splat(&self, avx: Avx, q: &simd::Splat) -> u32 {
-        avx.hits8_splat(&self.min_x, &self.min_y, &self.max_x, &self.max_y, q)
-    }
-
     fn set(&mut self, k: usize, r: &Rect) {
         self.min_x[k] = r.min_x;
         self.min_y[k] = r.min_y;
@@ -1301,6 +1295,7 @@ impl<T> ItemList<T> {
         // A copy the compiler knows `out` cannot alias, so the query's edges are read (and
         // broadcast) once, not once per block.
         let r = *r;
+        let (entries, tree) = (self.entries.as_slice(), self.tree);
         let (first, last) = self.window(&r);
         let Some(blocks) = self.lanes.get(first..last) else {
             return;
@@ -1310,18 +1305,26 @@ impl<T> ItemList<T> {
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, &r);
             if mask != 0 {
-                self.push_hits(out, (first + b) * W, mask);
+                Self::push_hits(entries, tree, out, (first + b) * W, mask);
             }
         }
     }
 
-    /// Appends the handles of the entries `base + k` for each bit `k` of `mask`.
+    /// Appends the handles of the entries `base + k` for each bit `k` of `mask`. The entries
+    /// and the tree's id come as values read once per scan: read through `self`, the compiler
+    /// reloads them after every push, as `out`'s writes might change them.
     #[inline(always)]
-    fn push_hits(&self, out: &mut Vec<ItemId>, base: usize, mut mask: u32) {
+    fn push_hits(
+        entries: &[Entry<T>],
+        tree: TreeId,
+        out: &mut Vec<ItemId>,
+        base: usize,
+        mut mask: u32,
+    ) {
         while mask != 0 {
             let k = mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            out.push(self.entries[base + k].id.handle(self.tree));
+            out.push(entries[base + k].id.handle(tree));
         }
     }
 
@@ -1332,6 +1335,7 @@ impl<T> ItemList<T> {
         H: Fn(&Lanes, &Rect) -> u32,
     {
         let r = *r;
+        let (entries, tree) = (self.entries.as_slice(), self.tree);
         let spans = self.spans(&r);
         for &(start, end) in &spans.at[..spans.n] {
             if start >= end {
@@ -1348,7 +1352,7 @@ impl<T> ItemList<T> {
                     mask &= last;
                 }
                 if mask != 0 {
-                    self.push_hits(out, b * W, mask);
+                    Self::push_hits(entries, tree, out, b * W, mask);
                 }
             }
         }
@@ -1398,6 +1402,13 @@ impl<T> ItemList<T> {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Whether a scan for `r` finds nothing without testing a block: an empty list, or a
+    /// banded one whose two bands `r` misses. A caller can skip the scan's setup then.
+    #[inline(always)]
+    pub(super) fn misses(&self, r: &Rect) -> bool {
+        self.lanes.is_empty() || (self.banded() && simd::meets2(&self.bands, r) == 0)
     }
 
     /// The blocks that a scan for `r` must test in a list without runs: a banded list leaves

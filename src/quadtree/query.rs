@@ -6,9 +6,10 @@ use std::ops::ControlFlow;
 
 use super::geom::{f32_at_or_above, f32_at_or_below};
 use super::items::Lanes;
-use super::simd::{self, Avx};
+use super::simd::Avx;
 use super::{
-    traverse::NodeStack, CellRange, ItemId, ItemRef, NodeInfo, Quadtree, QuadtreeError, Rect,
+    traverse::NodeStack, CellRange, ItemId, ItemList, ItemRef, NodeInfo, Quadtree, QuadtreeError,
+    Rect,
 };
 
 /// The work a rectangle query did, from
@@ -159,36 +160,39 @@ impl<T> Quadtree<T> {
         query.check()?;
         let before = out.len();
         // Not through `for_each_in_rect`: appending handles needs no per-hit callback, so the
-        // hits go straight from the block test into `out`. The block test is chosen once: with
-        // AVX the whole walk is compiled for it, so every list's scan inlines the test.
+        // hits go straight from the block test into `out`. With AVX, a list with blocks to test
+        // is scanned by one call into an AVX-compiled scan that inlines the test; a list whose
+        // bands the query misses costs one band test, and the walk between the scans stays
+        // small (compiling the whole walk for AVX made it spill more than the calls cost).
         let range = self.cell_range(query);
         if let Some(avx) = Avx::detect() {
-            avx.run(|| {
-                // The query's edges broadcast once, not once per node scanned.
-                let q = simd::splat(query);
-                self.gather_in_range(query, range, out, |l, _| l.hits_avx_splat(avx, &q))
+            self.gather_in_range(range, out, |items, out| {
+                if !items.misses(query) {
+                    avx.run(|| items.gather_hits(query, out, |l, r| l.hits_avx(avx, r)));
+                }
             });
         } else {
-            self.gather_in_range(query, range, out, Lanes::hits);
+            self.gather_in_range(range, out, |items, out| {
+                items.gather_hits(query, out, Lanes::hits)
+            });
         }
         Ok(out.len() - before)
     }
 
-    /// The walk of [`query_rect`](Self::query_rect) with the block test `hits`.
+    /// The walk of [`query_rect`](Self::query_rect), `scan` appending each node's hits.
     #[inline(always)]
-    fn gather_in_range<H>(&self, query: &Rect, range: CellRange, out: &mut Vec<ItemId>, hits: H)
+    fn gather_in_range<S>(&self, range: CellRange, out: &mut Vec<ItemId>, mut scan: S)
     where
-        H: Fn(&Lanes, &Rect) -> u32 + Copy,
+        S: FnMut(&ItemList<T>, &mut Vec<ItemId>),
     {
-        // Two walks, each with its own visit, so that each inlines its visit and the test.
         if self.table_walk_fits(range) {
             let _ = self.walk_table(range, |node| {
-                node.items.gather_hits(query, out, hits);
+                scan(&node.items, out);
                 ControlFlow::<()>::Continue(())
             });
         } else {
             let _ = self.walk_nodes(0, range, |node| {
-                node.items.gather_hits(query, out, hits);
+                scan(&node.items, out);
                 ControlFlow::<()>::Continue(())
             });
         }

@@ -274,60 +274,6 @@ mod form {
         }
     }
 
-    impl Avx {
-        /// As [`hits8`](Self::hits8), the query's edges given as a [`Splat`](super::Splat).
-        #[inline(always)]
-        pub(in super::super) fn hits8_splat(
-            self,
-            min_x: &[f32; 8],
-            min_y: &[f32; 8],
-            max_x: &[f32; 8],
-            max_y: &[f32; 8],
-            q: &super::Splat,
-        ) -> u32 {
-            // SAFETY: the token exists only on a CPU with AVX.
-            unsafe { hits8_splat_avx(min_x, min_y, max_x, max_y, q) }
-        }
-    }
-
-    /// # Safety
-    /// The CPU must support AVX.
-    #[target_feature(enable = "avx")]
-    #[inline]
-    #[allow(unused_unsafe)]
-    unsafe fn hits8_splat_avx(
-        min_x: &[f32; 8],
-        min_y: &[f32; 8],
-        max_x: &[f32; 8],
-        max_y: &[f32; 8],
-        q: &super::Splat,
-    ) -> u32 {
-        // SAFETY: the caller guarantees AVX; each load reads the eight `f32`s of one array.
-        unsafe {
-            let x = _mm256_and_ps(
-                _mm256_cmp_ps::<_CMP_LE_OQ>(
-                    _mm256_loadu_ps(min_x.as_ptr()),
-                    _mm256_loadu_ps(q[2].as_ptr()),
-                ),
-                _mm256_cmp_ps::<_CMP_LE_OQ>(
-                    _mm256_loadu_ps(q[0].as_ptr()),
-                    _mm256_loadu_ps(max_x.as_ptr()),
-                ),
-            );
-            let y = _mm256_and_ps(
-                _mm256_cmp_ps::<_CMP_LE_OQ>(
-                    _mm256_loadu_ps(min_y.as_ptr()),
-                    _mm256_loadu_ps(q[3].as_ptr()),
-                ),
-                _mm256_cmp_ps::<_CMP_LE_OQ>(
-                    _mm256_loadu_ps(q[1].as_ptr()),
-                    _mm256_loadu_ps(max_y.as_ptr()),
-                ),
-            );
-            _mm256_movemask_ps(_mm256_and_ps(x, y)) as u32
-        }
-    }
-
     /// # Safety
     /// The CPU must support AVX.
     #[target_feature(enable = "avx")]
@@ -635,17 +581,6 @@ mod form {
 
 use form::{F32x4, M32x4};
 
-/// A query rectangle's edges, each repeated in eight lanes (min x, min y, max x, max y):
-/// made once per query ([`splat`]), so that the scans of its nodes do not each broadcast
-/// them again.
-pub(super) type Splat = [[f32; 8]; 4];
-
-/// `r`'s edges as a [`Splat`].
-#[inline(always)]
-pub(super) fn splat(r: &Rect) -> Splat {
-    [[r.min_x; 8], [r.min_y; 8], [r.max_x; 8], [r.max_y; 8]]
-}
-
 #[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]
 pub(super) use form::Avx;
 
@@ -663,17 +598,6 @@ impl Avx {
     }
     #[inline(always)]
     pub(super) fn run<R>(self, _: impl FnOnce() -> R) -> R {
-        match self {}
-    }
-    #[inline(always)]
-    pub(super) fn hits8_splat(
-        self,
-        _: &[f32; 8],
-        _: &[f32; 8],
-        _: &[f32; 8],
-        _: &[f32; 8],
-        _: &Splat,
-    ) -> u32 {
         match self {}
     }
     #[inline(always)]

@@ -5,6 +5,7 @@
 
 use std::ops::ControlFlow;
 
+use super::placement::Place;
 use super::{CellRange, ItemList, ItemRef, Node, Quadtree, Rect, MAX_DEPTH, NULL};
 
 /// A DFS pops one node and pushes at most four, and never goes deeper than `MAX_DEPTH`,
@@ -105,40 +106,33 @@ impl<T> Quadtree<T> {
         u64::from(deep.x1 - deep.x0 + 1) * u64::from(deep.y1 - deep.y0 + 1) <= TABLE_WALK_CELLS
     }
 
-    /// Visits every node whose region overlaps `range` by reading each level's table over
-    /// the range's cells, from the root down: no stack, and no node is read unless its region
-    /// overlaps the range. A node exists only if its parent does, so a level without a node
-    /// in range ends the walk. Nodes with empty subtrees are visited too (with no items). For
-    /// small ranges: the cost grows with the range's cells at every level.
+    /// Visits every node whose region overlaps `range` by reading the level tables over the
+    /// range's cells: no stack, and no node is read unless its region overlaps the range.
+    /// Nodes with empty subtrees are visited too (with no items). For small ranges: the cost
+    /// grows with the range's cells at every level. The order of the nodes is unspecified.
     #[inline(always)]
     pub(super) fn walk_table<'a, B, F>(&'a self, range: CellRange, mut f: F) -> ControlFlow<B>
     where
         F: FnMut(&'a Node<T>) -> ControlFlow<B>,
     {
-        let loose = self.loose_mask != 0;
+        if self.loose_mask == 0 {
+            return self.walk_table_up(range, f);
+        }
+        // Loose regions overlap, so the range widens by each level's margin: from the root
+        // down, where a node exists only if its parent does, so a level without a node in
+        // range ends the walk.
         for (level, table) in self.level_tables[..=self.deepest as usize]
             .iter()
             .enumerate()
         {
-            // Under exact placement a level's cells are the deepest ones shifted, always inside
-            // the level; only loose margins need the widening and the clamp to the last cell.
-            let (x0, y0, x1, y1) = if loose {
-                let r = self.range_at_level(range, level as u8);
-                let last = (1u32 << level) - 1;
-                (r.x0, r.y0, r.x1.min(last), r.y1.min(last))
-            } else {
-                let shift = self.config.max_depth - level as u8;
-                (
-                    range.x0 >> shift,
-                    range.y0 >> shift,
-                    range.x1 >> shift,
-                    range.y1 >> shift,
-                )
-            };
+            let r = self.range_at_level(range, level as u8);
+            // Loose margins can reach past the world's last cell.
+            let last = (1u32 << level) - 1;
+            let (x1, y1) = (r.x1.min(last), r.y1.min(last));
             let mut any = false;
-            for cy in y0..y1 + 1 {
+            for cy in r.y0..y1 + 1 {
                 let row = (cy << level) as usize;
-                for cx in x0..x1 + 1 {
+                for cx in r.x0..x1 + 1 {
                     let n = table[row | cx as usize];
                     if n != NULL {
                         any = true;
@@ -149,6 +143,47 @@ impl<T> Quadtree<T> {
             if !any {
                 break;
             }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// [`walk_table`](Self::walk_table) under exact placement, deepest level first. The levels
+    /// where `range` spans more than one cell are read from their tables; above them the
+    /// range lies in one cell per level, and the nodes there are the deepest existing node on
+    /// that path and its ancestors, reached by their parent links: one load per level instead
+    /// of a range and a table read.
+    #[inline(always)]
+    fn walk_table_up<'a, B, F>(&'a self, range: CellRange, mut f: F) -> ControlFlow<B>
+    where
+        F: FnMut(&'a Node<T>) -> ControlFlow<B>,
+    {
+        let mut level = self.deepest;
+        let (cx, cy) = loop {
+            // Exact cells of a level are the deepest ones shifted, always inside the level.
+            let shift = self.config.max_depth - level;
+            let (x0, y0) = (range.x0 >> shift, range.y0 >> shift);
+            let (x1, y1) = (range.x1 >> shift, range.y1 >> shift);
+            if x0 == x1 && y0 == y1 {
+                break (x0, y0);
+            }
+            let table = &self.level_tables[level as usize];
+            for cy in y0..y1 + 1 {
+                let row = (cy << level) as usize;
+                for cx in x0..x1 + 1 {
+                    let n = table[row | cx as usize];
+                    if n != NULL {
+                        f(&self.nodes[n as usize])?;
+                    }
+                }
+            }
+            // Level 0 is a single cell, so the loop ends there at the latest.
+            level -= 1;
+        };
+        let mut n = self.node_for(Place { level, cx, cy });
+        while n != NULL {
+            let node = &self.nodes[n as usize];
+            f(node)?;
+            n = node.parent;
         }
         ControlFlow::Continue(())
     }
