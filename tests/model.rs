@@ -238,6 +238,41 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
         .map(|&(id, v)| (id, v, tree.rect(id).expect("a stored item")))
         .collect();
     assert_eq!(walked, want, "items by node");
+    // The same walk on every thread: each node once, with its items.
+    #[cfg(feature = "rayon")]
+    {
+        let par = std::sync::Mutex::new((Vec::new(), Vec::new()));
+        tree.par_for_each_node_items(|node, items| {
+            let mut par = par.lock().unwrap();
+            assert_eq!(items.len(), node.items, "a node's item count");
+            par.0.push(node);
+            par.1.extend(items.map(|it| (it.id, *it.value, it.rect)));
+        });
+        let (mut nodes, mut items) = par.into_inner().unwrap();
+        nodes.sort_by_key(|n| n.order_key());
+        let mut by_walk = walked_nodes.clone();
+        by_walk.sort_by_key(|n| n.order_key());
+        assert_eq!(nodes, by_walk, "nodes by parallel walk");
+        items.sort_by_key(|&(id, v, _)| (id, v));
+        assert_eq!(items, want, "items by node, in parallel");
+    }
+}
+
+/// A key that orders nodes the same way however a walk met them: depth, then cell.
+#[cfg(feature = "rayon")]
+trait NodeKey {
+    fn order_key(&self) -> (u8, u32, u32);
+}
+
+#[cfg(feature = "rayon")]
+impl NodeKey for quadstress::NodeInfo {
+    fn order_key(&self) -> (u8, u32, u32) {
+        (
+            self.depth,
+            self.rect.min_x.to_bits(),
+            self.rect.min_y.to_bits(),
+        )
+    }
 }
 
 fn cases() -> u32 {

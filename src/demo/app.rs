@@ -285,7 +285,7 @@ pub struct App {
     pub renderer: String,
     /// Depth of the node holding each particle, by particle index, as of the last
     /// [`begin_frame`](Self::begin_frame) in depth colouring.
-    pub depth: Vec<u8>,
+    pub depth: Vec<std::sync::atomic::AtomicU8>,
 }
 
 impl App {

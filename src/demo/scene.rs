@@ -4,7 +4,7 @@
 //! to the GPU), and both take their pixel spans from the functions here, so they cover the
 //! same pixels. The lists are reused from frame to frame.
 
-use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
 
 use quadstress::sim::{Particle, Simulation};
 use quadstress::{Placement, Rect, MAX_DEPTH};
@@ -117,40 +117,43 @@ fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth
     [x0.round(), y0.round(), x1.round(), y1.round()]
 }
 
-/// One walk over the tree: writes the depth of the node holding each particle into
-/// `depth` (by particle index) and returns the drift, as [`Simulation::drift`] defines it:
-/// the most any particle moved along an axis since the tree last saw its square. The walk
-/// reads each node's list once (no rectangle tests, no stack), and the particles in the
-/// tree's order, which the simulation's reordering keeps close to their own.
-pub fn walk_tree(sim: &Simulation, depth: &mut Vec<u8>) -> f64 {
+/// One walk over the tree, on every thread of rayon's pool: writes the depth of the node
+/// holding each particle into `depth` (by particle index) and returns the drift, as
+/// [`Simulation::drift`] defines it: the most any particle moved along an axis since the tree
+/// last saw its square. The walk reads each node's list once (no rectangle tests, no stack);
+/// each particle's depth is written by the one node that holds it, and the drift is a
+/// maximum, so the result is the same on any thread count.
+pub fn walk_tree(sim: &Simulation, depth: &mut Vec<AtomicU8>) -> f64 {
     let particles = sim.particles();
-    depth.clear();
-    depth.resize(particles.len(), 0);
     let n = particles.len();
-    let (depth, particles) = (&mut depth[..n], &particles[..n]);
-    let (mut moved, mut seen) = (0f32, 0usize);
-    let _ = sim.tree().for_each_node_items(|node, items| {
-        seen += items.len();
+    depth.truncate(n);
+    depth.resize_with(n, AtomicU8::default);
+    let depth = &depth[..];
+    // The largest movement, as the bits of a non-negative `f32` (ordered as the values).
+    let moved = AtomicU32::new(0);
+    let seen = AtomicUsize::new(0);
+    sim.tree().par_for_each_node_items(|node, items| {
+        seen.fetch_add(items.len(), Ordering::Relaxed);
+        let mut most = 0f32;
         for item in items {
             let i = *item.value as usize;
-            if i < n {
-                depth[i] = node.depth;
-                let p = &particles[i];
+            if let (Some(d), Some(p)) = (depth.get(i), particles.get(i)) {
+                d.store(node.depth, Ordering::Relaxed);
                 // Plain comparisons: the tree holds no NaN, so `f32::max`'s care is wasted.
                 let ax = (p.x - item.rect.min_x).abs();
                 let ay = (p.y - item.rect.min_y).abs();
-                moved = if ax > moved { ax } else { moved };
-                moved = if ay > moved { ay } else { moved };
+                most = if ax > most { ax } else { most };
+                most = if ay > most { ay } else { most };
             }
         }
-        ControlFlow::<()>::Continue(())
+        moved.fetch_max(most.to_bits(), Ordering::Relaxed);
     });
-    if seen != n || sim.tree().len() != n {
+    if seen.into_inner() != n || sim.tree().len() != n {
         // Not one square per particle: the simulation's own scan knows better.
         return sim.drift();
     }
     // As the simulation's: the differences were rounded to f32.
-    f64::from(moved) * (1.0 + 1e-6)
+    f64::from(f32::from_bits(moved.into_inner())) * (1.0 + 1e-6)
 }
 
 fn xywh((x, y, w, h): (f32, f32, f32, f32)) -> [f32; 4] {
@@ -195,7 +198,7 @@ impl Scene {
     /// The scene of `app` seen through `view`. `depth` (by particle, in depth colouring) and
     /// `touching` (in contact colouring) are the colours' inputs.
     #[cfg(test)]
-    pub fn build(&mut self, app: &App, view: &View, depth: &[u8], touching: &[bool]) {
+    pub fn build(&mut self, app: &App, view: &View, depth: &[AtomicU8], touching: &[bool]) {
         self.build_around_particles(app, view);
         self.fill_particles(app.sim.particles(), app, view, depth, touching);
     }
@@ -208,7 +211,7 @@ impl Scene {
         particles: &[Particle],
         app: &App,
         view: &View,
-        depth: &[u8],
+        depth: &[AtomicU8],
         touching: &[bool],
     ) {
         let size = self.particle_size;
@@ -224,8 +227,8 @@ impl Scene {
             }
             let color = match app.display.colors {
                 ColorMode::Depth => {
-                    DEPTH_COLORS
-                        [(depth.get(i).copied().unwrap_or(0) as usize).min(DEPTH_COLORS.len() - 1)]
+                    DEPTH_COLORS[(depth.get(i).map_or(0, |d| d.load(Ordering::Relaxed)) as usize)
+                        .min(DEPTH_COLORS.len() - 1)]
                 }
                 ColorMode::Speed => speed_color(p.vx, p.vy),
                 ColorMode::Contact => {
@@ -326,6 +329,7 @@ mod tests {
     use super::*;
     use crate::demo::app::tests_support::test_app;
     use crate::demo::view::Camera;
+    use std::ops::ControlFlow;
 
     #[test]
     fn the_tree_walk_gives_each_particle_its_node_depth_and_the_simulations_drift() {
@@ -341,6 +345,7 @@ mod tests {
         // As many particles at each depth as the tree holds there.
         let tree = app.sim.tree();
         let mut per_depth = [0usize; MAX_DEPTH as usize + 1];
+        let depth: Vec<u8> = depth.iter().map(|d| d.load(Ordering::Relaxed)).collect();
         for &d in &depth {
             per_depth[usize::from(d)] += 1;
         }

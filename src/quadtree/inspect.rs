@@ -245,6 +245,53 @@ impl<T> Quadtree<T> {
         ControlFlow::Continue(())
     }
 
+    /// [`for_each_node_items`](Self::for_each_node_items) on every thread of rayon's current
+    /// pool: `f` sees every node in use once, from any thread, in no fixed order (on wasm32,
+    /// one thread). What `f` gathers across nodes must not depend on the order (a maximum, a
+    /// count, writes to places no other node writes) for the result to be the same on any
+    /// thread count.
+    ///
+    /// # Runtime
+    /// O(nodes + items), split over the threads in runs of nodes; allocates nothing.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// for i in 0..1000 {
+    ///     let (x, y) = ((i % 40) as f32 * 2.5, (i / 40) as f32 * 4.0);
+    ///     tree.insert(Rect::from_min_size(x, y, 1.0, 1.0), i).unwrap();
+    /// }
+    /// let sum = AtomicUsize::new(0);
+    /// tree.par_for_each_node_items(|_, items| {
+    ///     sum.fetch_add(items.map(|item| *item.value).sum::<usize>(), Ordering::Relaxed);
+    /// });
+    /// assert_eq!(sum.into_inner(), (0..1000).sum::<usize>());
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_for_each_node_items<F>(&self, f: F)
+    where
+        T: Sync,
+        F: Fn(NodeInfo, NodeItems<'_, T>) + Sync + Send,
+    {
+        use rayon::prelude::*;
+        // Runs of nodes, so that a thread's share is worth its start.
+        const NODES_PER_TASK: usize = 64;
+        self.nodes
+            .par_iter()
+            .enumerate()
+            .with_min_len(NODES_PER_TASK)
+            .for_each(|(n, node)| {
+                if node.live {
+                    let items = NodeItems {
+                        list: &node.items,
+                        pos: 0,
+                    };
+                    f(self.node_info(n as u32, node), items);
+                }
+            });
+    }
+
     /// Every item, in no particular order. Allocates nothing.
     ///
     /// ```
