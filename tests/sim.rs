@@ -756,3 +756,48 @@ fn a_settled_pile_holds_its_particles_still() {
         "{most} particles faster than {limit}"
     );
 }
+
+/// `drift` is, to the bit, the most any particle moved along an axis since the tree last saw
+/// its square, measured against the tree's own rectangles: through steps, reorders, spawns
+/// between steps, both tree-keeping broad phases and a clear.
+#[test]
+fn drift_is_how_far_any_particle_moved_since_the_tree_saw_it() {
+    for broadphase in [Broadphase::Incremental, Broadphase::Rebuild] {
+        let mut sim = Simulation::new(SimConfig {
+            broadphase,
+            gravity_on: true,
+            ..SimConfig::with_coverage(3000, 0.5)
+        })
+        .unwrap();
+        sim.spawn_burst(3000).unwrap();
+        let by_tree = |sim: &Simulation| {
+            let mut most = 0f32;
+            for item in sim.tree().iter() {
+                let p = sim.particles()[*item.value as usize];
+                most = most.max((p.x - item.rect.min_x).abs());
+                most = most.max((p.y - item.rect.min_y).abs());
+            }
+            f64::from(most) * (1.0 + 1e-6)
+        };
+        let mut moved = false;
+        for step in 0..80 {
+            sim.step(1.0 / 60.0).unwrap();
+            if step % 9 == 0 {
+                let c = sim.config().world.center();
+                sim.spawn_stream(c.0, c.1, 5, 0.0, 50.0).unwrap();
+            }
+            assert_eq!(
+                sim.drift().to_bits(),
+                by_tree(&sim).to_bits(),
+                "step {step}"
+            );
+            moved |= sim.drift() > 0.0;
+        }
+        assert!(moved, "nothing moved after the tree saw it");
+        sim.update_tree();
+        assert_eq!(sim.drift(), 0.0);
+        assert_eq!(by_tree(&sim), 0.0);
+        sim.clear();
+        assert_eq!(sim.drift(), 0.0);
+    }
+}

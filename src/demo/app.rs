@@ -667,13 +667,11 @@ impl App {
         } else {
             self.fixed.advance(real_seconds)
         };
-        // One walk over the tree serves the depth colours and the query's drift.
-        let shown = self.report_shown();
-        if shown || self.display.colors == ColorMode::Depth {
-            let drift = super::scene::walk_tree(&self.sim, &mut self.depth);
-            if shown {
-                self.probe.run_with_drift(&self.sim, drift, self.clock);
-            }
+        if self.display.colors == ColorMode::Depth {
+            super::scene::walk_tree(&self.sim, &mut self.depth);
+        }
+        if self.report_shown() {
+            self.probe.run(&self.sim, self.clock);
         }
         steps
     }

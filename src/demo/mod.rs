@@ -139,6 +139,9 @@ struct RunTimes {
     present: Percentiles,
     step: Percentiles,
     step_wait: Percentiles,
+    /// From the last frame's steps coming back to this frame's starting: the part of a frame
+    /// that runs while no step does.
+    before_steps: Percentiles,
 }
 
 async fn run(mut app: App, mut args: Args) {
@@ -173,6 +176,7 @@ async fn run(mut app: App, mut args: Args) {
         present: timed(),
         step: timed(),
         step_wait: timed(),
+        before_steps: timed(),
     };
     let mut last_frame_start = platform::now_seconds() - 1.0 / platform::MAX_FPS;
     let (mut slept, mut present) = (0.0, 0.0);
@@ -250,6 +254,7 @@ async fn run(mut app: App, mut args: Args) {
         if early {
             stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
         }
+        let before_steps = platform::now_seconds() - frame_start - step_wait;
         let show_start = platform::now_seconds();
         draw::show(&app, &view, &mut scratch);
         draw += platform::now_seconds() - show_start;
@@ -263,6 +268,9 @@ async fn run(mut app: App, mut args: Args) {
             times.draw.record(draw + present);
             times.present.record(present);
             times.step_wait.record(step_wait);
+            if early {
+                times.before_steps.record(before_steps);
+            }
             if let Some(t) = stepped.times {
                 times.step.record(t.step_ms / 1e3);
             }
@@ -295,6 +303,7 @@ async fn run(mut app: App, mut args: Args) {
                 ("present", &mut times.present),
                 ("step", &mut times.step),
                 ("step_wait", &mut times.step_wait),
+                ("before_steps", &mut times.before_steps),
             ] {
                 if let Some(median) = values.percentile(0.5) {
                     println!("{name}.median: {:.2} ms", median * 1e3);

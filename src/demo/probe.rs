@@ -304,12 +304,7 @@ impl Probe {
     /// frame, each query asks the tree about its shape grown by that drift and tests each
     /// particle found at its current square, so the answer is exactly the brute-force scan's.
     pub fn run(&mut self, sim: &Simulation, clock: Clock) {
-        self.run_with_drift(sim, sim.drift(), clock);
-    }
-
-    /// [`run`](Self::run) with `sim`'s drift (see [`Simulation::drift`]) known already, as
-    /// the frame's walk over the tree measures it.
-    pub fn run_with_drift(&mut self, sim: &Simulation, drift: f64, clock: Clock) {
+        let drift = sim.drift();
         self.hits.clear();
         self.visited.clear();
         self.report = match self.shape {

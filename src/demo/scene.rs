@@ -4,7 +4,7 @@
 //! to the GPU), and both take their pixel spans from the functions here, so they cover the
 //! same pixels. The lists are reused from frame to frame.
 
-use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use quadstress::sim::{Particle, Simulation};
 use quadstress::{Placement, Rect, MAX_DEPTH};
@@ -118,42 +118,22 @@ fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth
 }
 
 /// One walk over the tree, on every thread of rayon's pool: writes the depth of the node
-/// holding each particle into `depth` (by particle index) and returns the drift, as
-/// [`Simulation::drift`] defines it: the most any particle moved along an axis since the tree
-/// last saw its square. The walk reads each node's list once (no rectangle tests, no stack);
-/// each particle's depth is written by the one node that holds it, and the drift is a
-/// maximum, so the result is the same on any thread count.
-pub fn walk_tree(sim: &Simulation, depth: &mut Vec<AtomicU8>) -> f64 {
-    let particles = sim.particles();
-    let n = particles.len();
+/// holding each particle into `depth` (by particle index). The walk reads each node's list
+/// once (no rectangle tests, no stack), and each particle's depth is written by the one node
+/// that holds it, so the result is the same on any thread count. A particle the tree does not
+/// hold keeps depth 0.
+pub fn walk_tree(sim: &Simulation, depth: &mut Vec<AtomicU8>) {
+    let n = sim.len();
     depth.truncate(n);
     depth.resize_with(n, AtomicU8::default);
     let depth = &depth[..];
-    // The largest movement, as the bits of a non-negative `f32` (ordered as the values).
-    let moved = AtomicU32::new(0);
-    let seen = AtomicUsize::new(0);
     sim.tree().par_for_each_node_items(|node, items| {
-        seen.fetch_add(items.len(), Ordering::Relaxed);
-        let mut most = 0f32;
         for item in items {
-            let i = *item.value as usize;
-            if let (Some(d), Some(p)) = (depth.get(i), particles.get(i)) {
+            if let Some(d) = depth.get(*item.value as usize) {
                 d.store(node.depth, Ordering::Relaxed);
-                // Plain comparisons: the tree holds no NaN, so `f32::max`'s care is wasted.
-                let ax = (p.x - item.rect.min_x).abs();
-                let ay = (p.y - item.rect.min_y).abs();
-                most = if ax > most { ax } else { most };
-                most = if ay > most { ay } else { most };
             }
         }
-        moved.fetch_max(most.to_bits(), Ordering::Relaxed);
     });
-    if seen.into_inner() != n || sim.tree().len() != n {
-        // Not one square per particle: the simulation's own scan knows better.
-        return sim.drift();
-    }
-    // As the simulation's: the differences were rounded to f32.
-    f64::from(f32::from_bits(moved.into_inner())) * (1.0 + 1e-6)
 }
 
 fn xywh((x, y, w, h): (f32, f32, f32, f32)) -> [f32; 4] {
@@ -332,16 +312,14 @@ mod tests {
     use std::ops::ControlFlow;
 
     #[test]
-    fn the_tree_walk_gives_each_particle_its_node_depth_and_the_simulations_drift() {
+    fn the_tree_walk_gives_each_particle_its_node_depth() {
         let mut app = test_app();
         app.sim.spawn_burst(6000).unwrap();
         let mut depth = Vec::new();
-        for frame in 0..30 {
+        for _ in 0..30 {
             app.update();
-            let drift = walk_tree(&app.sim, &mut depth);
-            assert_eq!(drift.to_bits(), app.sim.drift().to_bits(), "frame {frame}");
         }
-        assert!(app.sim.drift() > 0.0, "the steps moved nothing");
+        walk_tree(&app.sim, &mut depth);
         // As many particles at each depth as the tree holds there.
         let tree = app.sim.tree();
         let mut per_depth = [0usize; MAX_DEPTH as usize + 1];

@@ -132,6 +132,7 @@ impl Simulation {
         };
         // Particles are kept finite and inside the world, so this cannot fail.
         built.expect("particles are always finite");
+        self.note_seen();
         self.set_drift(0.0);
     }
 }

@@ -171,10 +171,14 @@ pub struct Simulation {
     /// Largest speed along each axis, in units per second.
     speed_limit: f32,
     /// The most any particle has moved along an axis since the tree last saw it (as `f64`
-    /// bits; NaN until `touching` measures it against the tree's rectangles): lets `touching`
-    /// ask the tree and still answer for the particles' positions now. Measured on demand, so
-    /// that steps do not pay for it.
+    /// bits; NaN until `drift` measures it against `seen`): lets `touching` ask the tree and
+    /// still answer for the particles' positions now. Measured on demand, so that steps do
+    /// not pay for the pass.
     drift: AtomicU64,
+    /// Each particle's top-left corner as the tree last saw it (the tree's rectangle's
+    /// minimum), kept by index: `drift` then reads two arrays in order instead of looking up
+    /// every particle's rectangle in the tree.
+    seen: Vec<[f32; 2]>,
     /// Reused buffers of the reordering (see `layout`): (stripe and row key, old index)
     /// sorted, the particles in their new order, and each old index's new one.
     order_keys: Vec<(u64, u32)>,
@@ -222,6 +226,7 @@ impl Simulation {
             wall_y: derived.wall_y,
             speed_limit: derived.speed_limit,
             drift: AtomicU64::new(0f64.to_bits()),
+            seen: Vec::new(),
             order_keys: Vec::new(),
             reordered: Vec::new(),
             new_index: Vec::new(),
@@ -328,6 +333,7 @@ impl Simulation {
     pub fn clear(&mut self) {
         self.particles.clear();
         self.ids.clear();
+        self.seen.clear();
         self.buffers.clear();
         self.set_drift(0.0);
         self.tree.clear();
@@ -420,10 +426,9 @@ impl Simulation {
         if !known.is_nan() {
             return known;
         }
+        debug_assert_eq!(self.seen.len(), self.particles.len());
         let mut drift = 0f32;
-        for (p, &id) in self.particles.iter().zip(&self.ids) {
-            let seen = self.tree.rect(id).expect("particle handles stay valid");
-            let (ax, ay) = (seen.min_x, seen.min_y);
+        for (p, &[ax, ay]) in self.particles.iter().zip(&self.seen) {
             let moved = (p.x - ax).abs();
             drift = if moved > drift { moved } else { drift };
             let moved = (p.y - ay).abs();
@@ -462,9 +467,25 @@ impl Simulation {
                     self.workers.run(|| tree.update_many(ids, rect_of, moves))
                 }
                 .expect("particle handles stay valid and positions finite");
+                self.note_seen();
             }
         }
         self.set_drift(0.0);
+    }
+
+    /// Records every particle's position as the tree's rectangles now hold it (after a tree
+    /// update or rebuild), for [`drift`](Self::drift).
+    pub(super) fn note_seen(&mut self) {
+        const CHUNK: usize = 16_384;
+        let particles = &self.particles;
+        // No allocation once the buffer has grown to the particle count.
+        self.seen.resize(particles.len(), [0.0; 2]);
+        self.workers
+            .for_each_chunk(&mut self.seen, CHUNK, |k, chunk| {
+                for (s, p) in chunk.iter_mut().zip(&particles[k * CHUNK..]) {
+                    *s = [p.x, p.y];
+                }
+            });
     }
 
     /// Phase: collects the contacts with the current broad phase, from the tree as the last

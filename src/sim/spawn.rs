@@ -17,6 +17,7 @@ impl Simulation {
         let id = self.tree.insert(Rect::new(x, y, x + s, y + s), index)?;
         self.particles.push(Particle { x, y, vx, vy });
         self.ids.push(id);
+        self.seen.push([x, y]);
         Ok(())
     }
 
@@ -27,6 +28,7 @@ impl Simulation {
         let refused = |_| SimError::Tree(QuadtreeError::OutOfMemory);
         self.particles.try_reserve(n).map_err(refused)?;
         self.ids.try_reserve(n).map_err(refused)?;
+        self.seen.try_reserve(n).map_err(refused)?;
         self.tree.reserve(n)?;
         Ok(())
     }
