@@ -1,7 +1,8 @@
 //! The CPU canvas: the frame's many small things (floor, particles, node outlines) filled
-//! into an image (a `u32` a pixel), uploaded as one texture that covers the window. Under a software OpenGL
-//! (Mesa's llvmpipe, as on CI and Xvfb) per-triangle setup dominates: 50,000 particles as
-//! 100,000 triangles took about 45 ms a frame, one textured quad takes a fraction of that.
+//! into an image (a `u32` a pixel), uploaded as one texture that covers the window. Under a
+//! software OpenGL (Mesa's llvmpipe, as on CI and Xvfb) per-triangle setup dominates: 50,000
+//! particles as 100,000 triangles took about 45 ms a frame, one textured quad takes a
+//! fraction of that.
 //!
 //! The image is filled in horizontal bands, one per thread of rayon's pool: each band runs
 //! the whole [`Scene`] clipped to its rows, so every pixel sees the same writes in the same

@@ -75,6 +75,15 @@ pub struct NodeItems<'a, T> {
     pos: usize,
 }
 
+impl<'a, T> NodeItems<'a, T> {
+    fn of(node: &'a Node<T>) -> Self {
+        NodeItems {
+            list: &node.items,
+            pos: 0,
+        }
+    }
+}
+
 impl<'a, T> Iterator for NodeItems<'a, T> {
     type Item = ItemRef<'a, T>;
 
@@ -235,11 +244,7 @@ impl<T> Quadtree<T> {
     {
         for (n, node) in self.nodes.iter().enumerate() {
             if node.live {
-                let items = NodeItems {
-                    list: &node.items,
-                    pos: 0,
-                };
-                f(self.node_info(n as u32, node), items)?;
+                f(self.node_info(n as u32, node), NodeItems::of(node))?;
             }
         }
         ControlFlow::Continue(())
@@ -283,11 +288,7 @@ impl<T> Quadtree<T> {
             .with_min_len(NODES_PER_TASK)
             .for_each(|(n, node)| {
                 if node.live {
-                    let items = NodeItems {
-                        list: &node.items,
-                        pos: 0,
-                    };
-                    f(self.node_info(n as u32, node), items);
+                    f(self.node_info(n as u32, node), NodeItems::of(node));
                 }
             });
     }

@@ -426,13 +426,27 @@ impl Simulation {
         if !known.is_nan() {
             return known;
         }
-        debug_assert_eq!(self.seen.len(), self.particles.len());
         let mut drift = 0f32;
-        for (p, &[ax, ay]) in self.particles.iter().zip(&self.seen) {
-            let moved = (p.x - ax).abs();
-            drift = if moved > drift { moved } else { drift };
-            let moved = (p.y - ay).abs();
-            drift = if moved > drift { moved } else { drift };
+        let mut widen = |moved: f32| drift = if moved > drift { moved } else { drift };
+        if self.seen.len() == self.particles.len() {
+            for (p, &[ax, ay]) in self.particles.iter().zip(&self.seen) {
+                widen((p.x - ax).abs());
+                widen((p.y - ay).abs());
+            }
+        } else {
+            // Every path that gives the tree a square records it in `seen`; should one miss,
+            // the tree's own rectangles still give the right answer.
+            debug_assert!(
+                false,
+                "seen: {} of {}",
+                self.seen.len(),
+                self.particles.len()
+            );
+            for (p, &id) in self.particles.iter().zip(&self.ids) {
+                let seen = self.tree.rect(id).expect("particle handles stay valid");
+                widen((p.x - seen.min_x).abs());
+                widen((p.y - seen.min_y).abs());
+            }
         }
         // The differences were rounded to f32: allow for that.
         let drift = drift as f64 * (1.0 + 1e-6);
