@@ -153,27 +153,25 @@ impl Band<'_> {
     /// texel has coverage.
     fn blend_layer(&mut self, layer: &Layer) {
         let (w, h) = (self.width, self.height);
-        for (index, &([x0, y0, bw, bh], _)) in layer.boxes.iter().enumerate() {
+        for &([x0, y0, bw, bh], start) in &layer.boxes {
             let (x1, y1) = ((x0 + bw).min(w), (y0 + bh).min(h));
+            if x1 <= x0 {
+                continue;
+            }
             for row in y0.max(self.y0)..y1.min(self.y1) {
                 let at = self.row_start(row);
-                for x in x0..x1 {
-                    let t = self.layout.order(layer.texel(index, x, row));
-                    let px = &mut self.px[at + x];
-                    let mut c4 = px.to_ne_bytes();
-                    if layer.drawn_is_opaque {
-                        if t[3] > 0 {
-                            c4[..3].copy_from_slice(&t[..3]);
-                            *px = u32::from_ne_bytes(c4);
-                        }
-                        continue;
-                    }
-                    let keep = 255 - u32::from(t[3]);
-                    for c in 0..3 {
-                        let under = (u32::from(c4[c]) * keep + 127) / 255;
-                        c4[c] = (u32::from(t[c]) + under).min(255) as u8;
-                    }
-                    *px = u32::from_ne_bytes(c4);
+                // Texels go bottom row first.
+                let from = start + (y0 + bh - 1 - row) * bw * 4;
+                let (Some(px), Some(texels)) = (
+                    self.px.get_mut(at + x0..at + x1),
+                    layer.texels.get(from..from + (x1 - x0) * 4),
+                ) else {
+                    continue;
+                };
+                match (self.layout, layer.drawn_is_opaque) {
+                    (Layout::Rgba, false) => blend_row::<false>(px, texels),
+                    (Layout::Bgra, false) => blend_row::<true>(px, texels),
+                    (layout, true) => cover_row(px, texels, layout),
                 }
             }
         }
@@ -191,12 +189,13 @@ impl Band<'_> {
             }
             if x >= 0 && x + side <= w as i32 && y >= top && y + side <= bottom {
                 let row = [self.layout.pixel(rgba); N];
-                let mut at = self.row_start(y as usize) + x as usize;
-                for _ in 0..N {
-                    if let Some(dst) = self.px.get_mut(at..at + N) {
-                        dst.copy_from_slice(&row);
+                let at = self.row_start(y as usize) + x as usize;
+                // One bounds check for the square: its rows are `w` apart, each of `N` pixels
+                // (the last one ends the slice, every other one is a whole `w` long).
+                if let Some(square) = self.px.get_mut(at..at + (N - 1) * w + N) {
+                    for r in 0..N {
+                        square[r * w..r * w + N].copy_from_slice(&row);
                     }
-                    at += w;
                 }
             } else if let Some([x0, y0, x1, y1]) = square_span(x, y, side, w, h) {
                 self.fill_pixels(x0, y0, x1, y1, rgba);
@@ -262,7 +261,13 @@ impl Band<'_> {
         for p in &scene.highlights {
             square(self, p);
         }
+        // The band's rows widened by one: an outline outside them surely misses the band
+        // (whatever rounding `span` does), and most of a band's outlines do.
+        let (top, bottom) = (self.y0 as f32 - 1.0, self.y1 as f32);
         for &(r, rgba) in &scene.outlines {
+            if r[3] < top || r[1] > bottom {
+                continue;
+            }
             for edge in outline_edges(r, w, h).into_iter().flatten() {
                 if let Some([x0, y0, x1, y1]) = span(edge, w, h) {
                     self.fill_pixels(x0, y0, x1, y1, rgba);
@@ -271,6 +276,39 @@ impl Band<'_> {
         }
         for layer in layers {
             self.blend_layer(layer);
+        }
+    }
+}
+
+/// Blends premultiplied RGBA `texels` over the pixels `px` as OpenGL's `ONE,
+/// ONE_MINUS_SRC_ALPHA` would, rounding to the nearest; `BGRA` says the pixels' order.
+#[inline]
+fn blend_row<const BGRA: bool>(px: &mut [u32], texels: &[u8]) {
+    for (px, t) in px.iter_mut().zip(texels.chunks_exact(4)) {
+        let mut c4 = px.to_ne_bytes();
+        let keep = 255 - u32::from(t[3]);
+        let src = if BGRA {
+            [t[2], t[1], t[0]]
+        } else {
+            [t[0], t[1], t[2]]
+        };
+        for (under, over) in c4.iter_mut().zip(src) {
+            let kept = (u32::from(*under) * keep + 127) / 255;
+            *under = (u32::from(over) + kept).min(255) as u8;
+        }
+        *px = u32::from_ne_bytes(c4);
+    }
+}
+
+/// Puts the colour of every texel with some coverage onto its pixel, keeping the pixel's
+/// alpha (the controls panel, drawn opaque).
+#[inline]
+fn cover_row(px: &mut [u32], texels: &[u8], layout: Layout) {
+    for (px, t) in px.iter_mut().zip(texels.chunks_exact(4)) {
+        if t[3] > 0 {
+            let mut c4 = layout.order([t[0], t[1], t[2], 0]);
+            c4[3] = px.to_ne_bytes()[3];
+            *px = u32::from_ne_bytes(c4);
         }
     }
 }

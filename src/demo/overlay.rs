@@ -116,19 +116,6 @@ pub struct Layer {
 }
 
 impl Layer {
-    /// The texel (RGBA) of the box at `index` under window pixel `(x, y)`, which it covers.
-    #[inline]
-    pub fn texel(&self, index: usize, x: usize, y: usize) -> [u8; 4] {
-        let ([x0, y0, w, h], start) = self.boxes[index];
-        let at = start + ((y0 + h - 1 - y) * w + (x - x0)) * 4;
-        [
-            self.texels[at],
-            self.texels[at + 1],
-            self.texels[at + 2],
-            self.texels[at + 3],
-        ]
-    }
-
     /// Reads boxes `boxes` of `target` (`height` rows, the window's rows bottom up) back.
     #[cfg(not(target_arch = "wasm32"))]
     fn read(&mut self, target: &RenderTarget, height: u32, boxes: &[Rect]) {

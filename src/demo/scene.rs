@@ -47,14 +47,27 @@ pub struct Scene {
     pub(super) particle_size: f32,
 }
 
+/// `v.floor() as i64` without a call to `floorf` (targets without SSE4.1 have no instruction
+/// for it, and every outline edge of every frame rounds four of these).
+#[inline]
+pub fn floor_i64(v: f32) -> i64 {
+    // Saturates as `as` does; NaN gives 0, as `as` does.
+    let t = v as i64;
+    if t as f32 > v {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
 /// The pixels `[x0, y0, x1, y1)` a fill of `[x, y, w, h]` covers in a `cw` x `ch` window:
 /// at least one pixel each way when it touches the window at all.
 pub fn span([x, y, w, h]: [f32; 4], cw: usize, ch: usize) -> Option<[usize; 4]> {
     let (cw, ch) = (cw as i64, ch as i64);
-    let x0 = (x.floor() as i64).clamp(0, cw);
-    let y0 = (y.floor() as i64).clamp(0, ch);
-    let x1 = ((x + w).floor() as i64).clamp(0, cw).max(x0 + 1).min(cw);
-    let y1 = ((y + h).floor() as i64).clamp(0, ch).max(y0 + 1).min(ch);
+    let x0 = floor_i64(x).clamp(0, cw);
+    let y0 = floor_i64(y).clamp(0, ch);
+    let x1 = floor_i64(x + w).clamp(0, cw).max(x0 + 1).min(cw);
+    let y1 = floor_i64(y + h).clamp(0, ch).max(y0 + 1).min(ch);
     if x0 >= cw || y0 >= ch || x + w <= 0.0 || y + h <= 0.0 {
         return None;
     }
@@ -64,10 +77,10 @@ pub fn span([x, y, w, h]: [f32; 4], cw: usize, ch: usize) -> Option<[usize; 4]> 
 /// The pixels a tint of `[x, y, w, h]` covers (none when it rounds to nothing).
 pub fn tint_span([x, y, w, h]: [f32; 4], cw: usize, ch: usize) -> Option<[usize; 4]> {
     let (cw, ch) = (cw as i64, ch as i64);
-    let x0 = (x.floor() as i64).clamp(0, cw);
-    let y0 = (y.floor() as i64).clamp(0, ch);
-    let x1 = ((x + w).floor() as i64).clamp(0, cw);
-    let y1 = ((y + h).floor() as i64).clamp(0, ch);
+    let x0 = floor_i64(x).clamp(0, cw);
+    let y0 = floor_i64(y).clamp(0, ch);
+    let x1 = floor_i64(x + w).clamp(0, cw);
+    let y1 = floor_i64(y + h).clamp(0, ch);
     (x0 < x1 && y0 < y1).then_some([x0 as usize, y0 as usize, x1 as usize, y1 as usize])
 }
 
@@ -310,6 +323,35 @@ mod tests {
     use crate::demo::app::tests_support::test_app;
     use crate::demo::view::Camera;
     use std::ops::ControlFlow;
+
+    #[test]
+    fn floor_i64_is_floor_then_a_saturating_cast() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            -1.0,
+            1.0 - f32::EPSILON,
+            -1e-45,
+            1e-45,
+            8_388_607.5,
+            -8_388_607.5,
+            1e19,
+            -1e19,
+            9.223_372e18,
+            -9.223_372e18,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        values.extend((-2000..2000).map(|i| i as f32 * 0.37));
+        for v in values {
+            assert_eq!(floor_i64(v), v.floor() as i64, "{v}");
+        }
+    }
 
     #[test]
     fn the_tree_walk_gives_each_particle_its_node_depth() {
