@@ -312,23 +312,52 @@ impl Simulation {
             let verticals = SharedSlice::new(&mut buf.verticals);
             // `move`: the closure owns a copy of `params`, which the loop keeps in registers
             // (a reference could alias the particles' stores, as far as the compiler knows).
-            by_stripe_parity(&self.workers, self.stripes.count, move |bucket| {
+            // One bucket's contacts, its list of those along y, and that list's length.
+            let bucket_of = |bucket: usize| {
                 let range = starts[bucket] as usize..starts[bucket + 1] as usize;
                 // SAFETY: buckets are disjoint ranges of the contacts; one task each.
                 let (vertical, count) =
                     unsafe { (vertical.range(range.clone()), verticals.get(bucket)) };
+                (&sorted[range], vertical, count)
+            };
+            let solve = move |c: &Contact, vertical: &mut [Contact], found: &mut usize| {
+                // SAFETY: see `pair_of`; `sort_contacts` checked every index.
+                let (pa, pb) = unsafe { pair_of(&particles, c) };
+                solve_contact(&params, c.vertical(), pa, pb);
+                // SAFETY: `found` counts some of the contacts before this one, so it is
+                // below the list's length, which `vertical` has.
+                unsafe { *vertical.get_unchecked_mut(*found) = *c };
+                *found += usize::from(c.vertical());
+            };
+            by_stripe_pairs(&self.workers, self.stripes.count, move |first, second| {
+                let (list, vertical, count) = bucket_of(first);
                 let mut found = 0;
-                let list = &sorted[range];
-                for c in list {
-                    // SAFETY: see `pair_of`; `sort_contacts` checked every index.
-                    let (pa, pb) = unsafe { pair_of(&particles, c) };
-                    solve_contact(&params, c.vertical(), pa, pb);
-                    // SAFETY: `found` counts some of the contacts before this one, so it is
-                    // below the list's length, which `vertical` has.
-                    unsafe { *vertical.get_unchecked_mut(found) = *c };
-                    found += usize::from(c.vertical());
+                let Some(second) = second else {
+                    for c in list {
+                        solve(c, vertical, &mut found);
+                    }
+                    *count = found as u32;
+                    return;
+                };
+                // Two stripes two apart share no particle: their contacts are solved in
+                // turn, so that the processor works on two independent chains of loads and
+                // stores at once (each contact waits on the last one's writes), in the same
+                // order within each stripe.
+                let (list2, vertical2, count2) = bucket_of(second);
+                let mut found2 = 0;
+                let both = list.len().min(list2.len());
+                for (c, c2) in list[..both].iter().zip(&list2[..both]) {
+                    solve(c, vertical, &mut found);
+                    solve(c2, vertical2, &mut found2);
+                }
+                for c in &list[both..] {
+                    solve(c, vertical, &mut found);
+                }
+                for c in &list2[both..] {
+                    solve(c, vertical2, &mut found2);
                 }
                 *count = found as u32;
+                *count2 = found2 as u32;
             });
         }
         self.keep_inside();
@@ -344,15 +373,28 @@ impl Simulation {
             let (vertical, starts, verticals) = (&buf.vertical, &buf.starts, &buf.verticals);
             let lifted_out = AtomicBool::new(false);
             let lifted = &lifted_out;
-            by_stripe_parity(&self.workers, self.stripes.count, move |bucket| {
+            let list_of = |bucket: usize| {
                 let from = starts[bucket] as usize;
-                let list = &vertical[from..from + verticals[bucket] as usize];
+                &vertical[from..from + verticals[bucket] as usize]
+            };
+            let shock = move |c: &Contact| {
+                // SAFETY: as for the particles; `rest_step` has one entry per particle.
+                let (pa, pb) = unsafe { pair_of(&particles, c) };
+                let (ra, rb) = unsafe { pair_of(&rest, c) };
+                shock_contact(&params, pa, pb, ra, rb)
+            };
+            by_stripe_pairs(&self.workers, self.stripes.count, move |first, second| {
+                let list = list_of(first);
+                let list2 = second.map_or(&[][..], list_of);
                 let mut out = false;
-                for c in list {
-                    // SAFETY: as for the particles; `rest_step` has one entry per particle.
-                    let (pa, pb) = unsafe { pair_of(&particles, c) };
-                    let (ra, rb) = unsafe { pair_of(&rest, c) };
-                    out |= shock_contact(&params, pa, pb, ra, rb);
+                // In turn, as in the solve passes.
+                let both = list.len().min(list2.len());
+                for (c, c2) in list[..both].iter().zip(&list2[..both]) {
+                    out |= shock(c);
+                    out |= shock(c2);
+                }
+                for c in list[both..].iter().chain(&list2[both..]) {
+                    out |= shock(c);
                 }
                 if out {
                     lifted.store(true, Ordering::Relaxed);
@@ -720,14 +762,23 @@ fn counts_to_offsets(
     at
 }
 
-/// Runs `run(bucket)` for every stripe: the even stripes in parallel, then the odd ones, then
-/// the serial bucket.
-fn by_stripe_parity(workers: &Workers, stripes: usize, run: impl Fn(usize) + Sync + Send) {
+/// Runs `run(first, second)` over every stripe: the even stripes in parallel, then the odd
+/// ones, two stripes of one parity a task (`first` and `first + 2`, the second left out past
+/// the last stripe), then the serial bucket alone. The two stripes of a task share no
+/// particle, so the task may interleave their contacts.
+fn by_stripe_pairs(
+    workers: &Workers,
+    stripes: usize,
+    run: impl Fn(usize, Option<usize>) + Sync + Send,
+) {
     for parity in 0..2 {
-        let tasks = (stripes + 1 - parity) / 2;
-        workers.for_each(tasks, |t| run(2 * t + parity));
+        let of_parity = (stripes + 1 - parity) / 2;
+        workers.for_each(of_parity.div_ceil(2), |t| {
+            let first = 4 * t + parity;
+            run(first, Some(first + 2).filter(|&s| s < stripes));
+        });
     }
-    run(stripes);
+    run(stripes, None);
 }
 
 /// One Gauss-Seidel step on a contact: an impulse along the contact's axis if the pair
