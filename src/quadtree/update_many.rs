@@ -2,23 +2,25 @@
 //! on every core, the few changes of structure in a fixed order.
 //!
 //! Passes:
-//! 1. over fixed chunks of the batch, in parallel: each move writes its batch index into its
-//!    handle's slot (its stamp). A handle given once then holds its own move's index; a
-//!    handle given twice holds one of its moves' only;
-//! 2. over the same chunks, in parallel, reading the tree only: each move's rectangle is
-//!    checked and placed against the tree as it stands, and the move is planned as a rewrite
-//!    in place (its item keeps its node and, in an internal node, its group), a change of
-//!    group, or a change of node; the last two are listed in batch order. A move that does
-//!    not hold its stamp says that its handle comes twice;
+//! 1. over fixed chunks of the batch, in parallel, reading the tree only: each move's
+//!    rectangle is checked and placed against the tree as it stands, and the move is planned
+//!    as a rewrite in place (its item keeps its node and, in an internal node, its group), a
+//!    change of group, or a change of node; the last two are listed in batch order. Each
+//!    chunk also notes whether its moves are in slot order (move `i` names slot `i`, as the
+//!    handles of a tree built in one go and never thinned are);
+//! 2. unless every move is in slot order, over the same chunks, in parallel: each move
+//!    writes its batch index into its handle's slot (its stamp); then each move checks that
+//!    it holds its stamp, or its handle comes twice. A batch in slot order names each handle
+//!    once, and slot `i`'s move is move `i`: it needs no stamps;
 //! 3. for a batch of at least a quarter of the tree's items, over the nodes, in parallel:
-//!    each node rewrites in place the entries whose slot's stamp names a rewrite, then
-//!    recomputes its bands (a node's list is its own, so no two tasks write one place, and
-//!    no entry moves). A smaller batch rewrites one move at a time, in batch order, which
-//!    spares it the walk over every node;
+//!    each node rewrites in place the entries whose slot's move (by slot order, or by stamp)
+//!    is a rewrite, then recomputes its bands (a node's list is its own, so no two tasks
+//!    write one place, and no entry moves). A smaller batch rewrites one move at a time, in
+//!    batch order, which spares it the walk over every node;
 //! 4. in batch order, on one thread: the changes of group, then the changes of node, as
 //!    [`Quadtree::update`] would do them.
 //!
-//! A refused move stops the batch after pass 2, before any write; a batch that names a
+//! A refused move stops the batch after pass 1, before any write; a batch that names a
 //! handle twice goes one `update` at a time, in order, from there. What each pass does
 //! depends only on the tree and the batch, never on the threads, so the tree ends the same on
 //! any thread count.
@@ -66,7 +68,9 @@ impl Default for Planned {
 struct ChunkPlan {
     /// The first refused move of the chunk, by batch index: the chunk stops there.
     refused: Option<(usize, QuadtreeError)>,
-    /// Whether some move does not hold its slot's stamp.
+    /// Whether every move of the chunk names the slot of its batch index.
+    in_order: bool,
+    /// Whether some move does not hold its slot's stamp (pass 2 only).
     twice: bool,
     /// Batch indices of the moves that change group, then of those that change node, in
     /// batch order.
@@ -167,9 +171,6 @@ impl<T: Send + Sync> Quadtree<T> {
             chunks: outs,
             stamps,
         } = ws;
-        ids.par_chunks(CHUNK)
-            .enumerate()
-            .for_each(|(k, ids)| stamp(k * CHUNK, ids, stamps));
         let this = &*self;
         plan[..ids.len()]
             .par_chunks_mut(CHUNK)
@@ -177,8 +178,17 @@ impl<T: Send + Sync> Quadtree<T> {
             .zip(outs[..chunks].par_iter_mut())
             .enumerate()
             .for_each(|(k, ((plan, ids), out))| {
-                this.plan_chunk(k * CHUNK, ids, plan, out, stamps, &rect_of);
+                this.plan_chunk(k * CHUNK, ids, plan, out, &rect_of);
             });
+        if needs_stamps(&outs[..chunks]) {
+            ids.par_chunks(CHUNK)
+                .enumerate()
+                .for_each(|(k, ids)| stamp(k * CHUNK, ids, stamps));
+            ids.par_chunks(CHUNK)
+                .zip(outs[..chunks].par_iter_mut())
+                .enumerate()
+                .for_each(|(k, (ids, out))| out.twice = !holds_stamps(k * CHUNK, ids, stamps));
+        }
         self.finish_batch(ids, ws, true)
     }
 
@@ -209,16 +219,21 @@ impl<T: Send + Sync> Quadtree<T> {
         F: Fn(usize) -> Rect,
     {
         let chunks = self.prepare_batch(ids.len(), ws);
-        for (k, ids) in ids.chunks(CHUNK).enumerate() {
-            stamp(k * CHUNK, ids, &ws.stamps);
-        }
         for (k, ((plan, ids), out)) in ws.plan[..ids.len()]
             .chunks_mut(CHUNK)
             .zip(ids.chunks(CHUNK))
             .zip(&mut ws.chunks[..chunks])
             .enumerate()
         {
-            self.plan_chunk(k * CHUNK, ids, plan, out, &ws.stamps, &rect_of);
+            self.plan_chunk(k * CHUNK, ids, plan, out, &rect_of);
+        }
+        if needs_stamps(&ws.chunks[..chunks]) {
+            for (k, ids) in ids.chunks(CHUNK).enumerate() {
+                stamp(k * CHUNK, ids, &ws.stamps);
+            }
+            for (k, (ids, out)) in ids.chunks(CHUNK).zip(&mut ws.chunks).enumerate() {
+                out.twice = !holds_stamps(k * CHUNK, ids, &ws.stamps);
+            }
         }
         self.finish_batch(ids, ws, false)
     }
@@ -239,8 +254,9 @@ impl<T: Send + Sync> Quadtree<T> {
         chunks
     }
 
-    /// Pass 2 over one chunk of the batch, whose first move is `first`: plans each move
-    /// against the tree as it stands. Stops at the first refused move.
+    /// Pass 1 over one chunk of the batch, whose first move is `first`: plans each move
+    /// against the tree as it stands, and notes whether the chunk is in slot order. Stops at
+    /// the first refused move.
     #[inline]
     fn plan_chunk<F: Fn(usize) -> Rect>(
         &self,
@@ -248,13 +264,13 @@ impl<T: Send + Sync> Quadtree<T> {
         ids: &[ItemId],
         plan: &mut [Planned],
         out: &mut ChunkPlan,
-        stamps: &[AtomicU32],
         rect_of: &F,
     ) {
         out.regroups.clear();
         out.moves.clear();
         out.refused = None;
-        let mut twice = false;
+        out.twice = false;
+        let mut in_order = true;
         for (j, (&id, p)) in ids.iter().zip(plan.iter_mut()).enumerate() {
             let i = first + j;
             let rect = rect_of(i);
@@ -273,9 +289,7 @@ impl<T: Send + Sync> Quadtree<T> {
                 out.refused = Some((i, QuadtreeError::StaleId));
                 break;
             };
-            // A batch longer than `u32::MAX` has a handle twice (there are fewer slots),
-            // and `finish_batch` treats it so, whatever the stamps say.
-            twice |= stamps[id.index as usize].load(Ordering::Relaxed) != i as u32;
+            in_order &= id.index as usize == i;
             let node = &self.nodes[slot.node as usize];
             let mut rewrite = NOT_REWRITE;
             if !self.still_fits(node, &rect, inside) {
@@ -287,7 +301,8 @@ impl<T: Send + Sync> Quadtree<T> {
             }
             *p = Planned { rect, rewrite };
         }
-        out.twice = twice;
+        // A refused chunk is not in order: the batch stops anyway.
+        out.in_order = in_order && out.refused.is_none();
     }
 
     /// Passes 3 and 4, after passes 1 and 2 planned every move.
@@ -304,6 +319,8 @@ impl<T: Send + Sync> Quadtree<T> {
             return Err(BatchError { index, error });
         }
         let (plan, stamps) = (&ws.plan[..n], &ws.stamps);
+        // A batch longer than `u32::MAX` has a handle twice (there are fewer slots), whatever
+        // the stamps say.
         if n > u32::MAX as usize || chunks.iter().any(|c| c.twice) {
             for (&id, p) in ids.iter().zip(plan) {
                 let done = self.update(id, p.rect);
@@ -312,10 +329,17 @@ impl<T: Send + Sync> Quadtree<T> {
             return Ok(());
         }
         if n >= self.len / LARGE_BATCH {
-            // Every slot of the batch holds its own move's index, and a slot outside it an
-            // older index, whose plan (if there is one) names another slot.
+            // In slot order, slot `s` of the batch is move `s`. Otherwise every slot of the
+            // batch holds its own move's index, and a slot outside it an older index, whose
+            // plan (if there is one) names another slot.
+            let in_order = chunks.iter().all(|c| c.in_order);
             let new_rect = |slot: u32| {
-                let p = plan.get(stamps[slot as usize].load(Ordering::Relaxed) as usize)?;
+                let at = if in_order {
+                    slot as usize
+                } else {
+                    stamps[slot as usize].load(Ordering::Relaxed) as usize
+                };
+                let p = plan.get(at)?;
                 (p.rewrite == slot).then_some(p.rect)
             };
             let rewrite = |node: &mut Node<T>| {
@@ -350,8 +374,14 @@ impl<T: Send + Sync> Quadtree<T> {
     }
 }
 
-/// Pass 1 over one chunk of the batch, whose first move is `first`: each move's batch index
-/// into its slot's stamp (a handle beyond the slots is stale, and refused in pass 2).
+/// Whether a planned batch needs pass 2: no move was refused (a refused batch stops before
+/// it, and its handles may lie beyond the stamps), and some chunk is out of slot order.
+fn needs_stamps(chunks: &[ChunkPlan]) -> bool {
+    chunks.iter().all(|c| c.refused.is_none()) && !chunks.iter().all(|c| c.in_order)
+}
+
+/// Pass 2 over one chunk of the batch, whose first move is `first`: each move's batch index
+/// into its slot's stamp (a handle beyond the slots is stale, and was refused in pass 1).
 #[inline]
 fn stamp(first: usize, ids: &[ItemId], stamps: &[AtomicU32]) {
     for (j, id) in ids.iter().enumerate() {
@@ -359,6 +389,15 @@ fn stamp(first: usize, ids: &[ItemId], stamps: &[AtomicU32]) {
             s.store((first + j) as u32, Ordering::Relaxed);
         }
     }
+}
+
+/// The second half of pass 2, once every stamp is written: whether each move of the chunk
+/// holds its slot's stamp (one that does not shares its handle with a later move).
+#[inline]
+fn holds_stamps(first: usize, ids: &[ItemId], stamps: &[AtomicU32]) -> bool {
+    ids.iter()
+        .enumerate()
+        .all(|(j, id)| stamps[id.index as usize].load(Ordering::Relaxed) == (first + j) as u32)
 }
 
 #[cfg(test)]
@@ -411,11 +450,14 @@ mod tests {
                 // A batch: mostly small steps, some jumps, some handles twice.
                 let mut batch = Vec::new();
                 let mut rects = Vec::new();
-                // Odd rounds draw handles at random (so some come twice); even rounds take
-                // distinct ones, with a stride prime to the item count.
+                // Every third round takes the first handles in slot order (no stamps needed);
+                // other odd rounds draw handles at random (so some come twice); other even
+                // rounds take distinct ones, with a stride prime to the item count.
                 let start = rng.below(model.len() as u64) as usize;
                 for j in 0..batch_len {
-                    let k = if round % 2 == 1 {
+                    let k = if round % 3 == 0 {
+                        j
+                    } else if round % 2 == 1 {
                         rng.below(model.len() as u64) as usize
                     } else {
                         (start + 7 * j) % model.len()
