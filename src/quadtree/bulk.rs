@@ -8,14 +8,22 @@
 //! 2. the shape follows top-down from those sums: a node splits when its subtree holds more
 //!    than a leaf's capacity. The table then names, for each cell, the node that holds the
 //!    items placed there;
-//! 3. a counting sort by node groups the items, in input order within each node;
-//! 4. each node's list is filled from its group, node after node (or on every core, see
-//!    `par_bulk`), then the slots learn where their items went.
+//! 3. a small build makes one pass over the items in input order, pushing each into its
+//!    node's list, reserved to its size by step 2 (a stable counting sort whose buckets are
+//!    the lists themselves), and pointing its slot there. A large one, or one on every core
+//!    (`par_bulk`), groups the items by node with a counting sort first, fills each node's
+//!    list from its group (node after node, or on every core), then points the slots.
 //!
 //! A node's list receives its items in input order whichever way it is filled, so the
 //! serial and the parallel build make the same tree, bit for bit.
 
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotKey, MAX_ITEMS, NULL};
+
+/// Builds of at most this many items push each item straight into its node's list. Larger
+/// ones group the items by node first and fill the lists one after the other: the scatter
+/// writes to every list at once, and once those lists outgrow the cache the misses cost more
+/// than the extra pass.
+const DIRECT_SCATTER_MAX_ITEMS: usize = 1 << 16;
 
 /// Index of the first cell of `level` in the table of every level's cells: the levels above
 /// hold `(4^level - 1) / 3` cells.
@@ -45,15 +53,16 @@ pub(super) struct BulkScratch<T> {
     /// the node that holds the items placed there. Its length is fixed by the depth (at most
     /// `(4^(MAX_DEPTH + 1) - 1) / 3`), never by the data.
     pub(super) cells: Vec<u32>,
-    /// After the grouping: `ends[k]` is one past the last position of node `k`'s group in
+    /// After the parallel build's grouping: `ends[k]` is one past the last position of node `k`'s group in
     /// `order`, and the group starts where node `k - 1`'s ends.
     pub(super) ends: Vec<u32>,
-    /// Item numbers grouped by node, in node order, input order within a node.
+    /// The parallel build's item numbers grouped by node, in node order, input order within
+    /// a node.
     pub(super) order: Vec<u32>,
     /// Entries already stored, on their way to the staging.
     stored: Vec<(Rect, Entry<T>)>,
-    /// The staged items being put in node order (then swapped with `items`, which holds
-    /// them in node order from then on).
+    /// The staged items of a large serial build being put in node order (then swapped with
+    /// `items`, which holds them in node order from then on).
     grouped: Vec<Staged<T>>,
 }
 
@@ -195,13 +204,36 @@ impl<T> Quadtree<T> {
     ) -> Result<(), QuadtreeError> {
         ids.try_reserve(added)
             .map_err(|_| QuadtreeError::OutOfMemory)?;
-        let mut items = std::mem::take(&mut self.bulk.items);
-        for staged in &mut items[..added] {
-            let id = self.alloc_slot()?;
-            staged.key = id.key();
-            ids.push(id);
+        // Callers refuse batches larger than this before staging: checked again here
+        // because the loop below hands out new slots without a check of its own.
+        if added > MAX_ITEMS.saturating_sub(self.slots.len()) {
+            return Err(QuadtreeError::Full);
         }
-        self.bulk.items = items;
+        let tree = self.tree;
+        // The slots `added` calls of `alloc_slot` would hand out, in the same order: the
+        // free chain first, then new slots at the end of the table.
+        let mut free = self.free_slot;
+        for staged in &mut self.bulk.items[..added] {
+            let index = if free != NULL {
+                let index = free;
+                free = self.slots[index as usize].pos;
+                index
+            } else {
+                self.slots.push(Slot {
+                    generation: 0,
+                    node: NULL,
+                    pos: NULL,
+                });
+                self.slots.len() as u32 - 1
+            };
+            let key = SlotKey {
+                index,
+                generation: self.slots[index as usize].generation,
+            };
+            staged.key = key;
+            ids.push(key.handle(tree));
+        }
+        self.free_slot = free;
         self.len += added;
         Ok(())
     }
@@ -232,8 +264,14 @@ impl<T> Quadtree<T> {
         self.shape_staged();
         let mut b = std::mem::take(&mut self.bulk);
         b.route();
+        if b.items.len() <= DIRECT_SCATTER_MAX_ITEMS {
+            self.scatter_staged(&mut b, values_from, value_of);
+            b.clear_items();
+            self.bulk = b;
+            return;
+        }
         b.group_by_node(self.nodes.len(), true);
-        // Stage 4: each node's list from its group, in input order.
+        // Each node's list from its group, in input order.
         for (nd, node) in self.nodes.iter_mut().enumerate() {
             let group = b.group(nd);
             for (&i, staged) in b.order[group.clone()].iter().zip(&mut b.items[group]) {
@@ -253,6 +291,39 @@ impl<T> Quadtree<T> {
         b.clear_items();
         self.bulk = b;
         self.point_slots();
+    }
+
+    /// Stages 3 and 4 of a small build in one pass: the node lists, each reserved to its size
+    /// by the shape, are the buckets of a stable counting sort. Items are read once, in
+    /// staging order, so each list receives its items in that order, and each slot learns its
+    /// place as its item lands.
+    fn scatter_staged(
+        &mut self,
+        b: &mut BulkScratch<T>,
+        values_from: usize,
+        mut value_of: impl FnMut(usize) -> T,
+    ) {
+        let nodes = &mut self.nodes;
+        let slots = &mut self.slots;
+        for (i, (staged, &nd)) in b.items.iter_mut().zip(&b.routes).enumerate() {
+            let value = match staged.value.take() {
+                Some(value) => value,
+                None if i < values_from => value_of(i),
+                None => unreachable!("each item is placed once"),
+            };
+            let entry = Entry {
+                id: staged.key,
+                value,
+            };
+            let pos = nodes[nd as usize]
+                .items
+                .push(staged.rect, entry, |moved, p| {
+                    slots[moved.id.index as usize].pos = p as u32;
+                });
+            let slot = &mut slots[staged.key.index as usize];
+            slot.node = nd;
+            slot.pos = pos as u32;
+        }
     }
 
     /// Stages 1 and 2: the places of the items staged without one, the subtree counts, the
@@ -353,7 +424,7 @@ impl<T> BulkScratch<T> {
         }
     }
 
-    /// Stage 3, second half: a stable counting sort of the items by node. Each position of
+    /// The grouping of a large build: a stable counting sort of the items by node. Each position of
     /// `order` is written exactly once, so it holds every item once. With `move_items`, the
     /// staged items themselves are put in node order too (`items[j]` is then item
     /// `order[j]`), so that a serial fill reads them one after the other; a parallel fill
