@@ -155,26 +155,25 @@ impl<T: Send + Sync> Quadtree<T> {
             generation: 0,
         };
         let mut b = std::mem::take(&mut self.bulk);
-        b.items.par_extend(
-            (0..n)
-                .into_par_iter()
-                .with_min_len(MIN_ITEMS_PER_TASK)
-                .map(|i| Staged {
-                    rect: rect_of(i),
+        // One pass makes both the staged item and its cell, so each rectangle is read once.
+        let tree = &*self;
+        (0..n)
+            .into_par_iter()
+            .with_min_len(MIN_ITEMS_PER_TASK)
+            .map(|i| {
+                let rect = rect_of(i);
+                let cell = match rect.check() {
+                    Ok(()) => tree.cell_index(&rect),
+                    Err(_) => NULL,
+                };
+                let staged = Staged {
+                    rect,
                     key: placeholder,
                     value: None,
-                }),
-        );
-        let tree = &*self;
-        b.routes.par_extend(
-            b.items
-                .par_iter()
-                .with_min_len(MIN_ITEMS_PER_TASK)
-                .map(|s| match s.rect.check() {
-                    Ok(()) => tree.cell_index(&s.rect),
-                    Err(_) => NULL,
-                }),
-        );
+                };
+                (staged, cell)
+            })
+            .unzip_into_vecs(&mut b.items, &mut b.routes);
         // The counts, on one thread, stop at the first refused rectangle: the lowest index.
         // Counts left half-made then are reset by the next build.
         let mut refused = None;
