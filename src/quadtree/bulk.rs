@@ -357,6 +357,9 @@ impl<T> Quadtree<T> {
         let cell_at = |level: u8, cx: u32, cy: u32| {
             level_base(u32::from(level)) + ((cy as usize) << level | cx as usize)
         };
+        // Each node's own count goes to `ends` too: the grouping of a large build sums it
+        // instead of counting the items again.
+        b.ends.clear();
         self.scratch.clear();
         self.scratch.push(0);
         while let Some(nd) = self.scratch.pop() {
@@ -366,7 +369,7 @@ impl<T> Quadtree<T> {
             };
             let total = b.cells[cell_at(level, cx, cy)];
             self.nodes[nd as usize].subtree_len = total;
-            if total > cap && level < self.config.max_depth {
+            let own = if total > cap && level < self.config.max_depth {
                 let first = self.alloc_children(nd);
                 let mut own = total;
                 for q in 0..4 {
@@ -374,10 +377,16 @@ impl<T> Quadtree<T> {
                     own -= b.cells[cell_at(c.level, c.cx, c.cy)];
                     self.scratch.push(first + q);
                 }
-                self.nodes[nd as usize].items.reserve(own as usize);
+                own
             } else {
-                self.nodes[nd as usize].items.reserve(total as usize);
+                total
+            };
+            self.nodes[nd as usize].items.reserve(own as usize);
+            let k = nd as usize + 1;
+            if b.ends.len() <= k {
+                b.ends.resize(k + 1, 0);
             }
+            b.ends[k] = own;
         }
         // Each cell's node: its own where it has one, else its parent cell's, as `node_for`
         // would find it.
@@ -424,20 +433,19 @@ impl<T> BulkScratch<T> {
         }
     }
 
-    /// The grouping of a large build: a stable counting sort of the items by node. Each position of
-    /// `order` is written exactly once, so it holds every item once. With `move_items`, the
+    /// The grouping of a large build: a stable counting sort of the items by node, from the
+    /// counts that the shape left in `ends`. Each position of `order` is written exactly
+    /// once, so it holds every item once. With `move_items`, the
     /// staged items themselves are put in node order too (`items[j]` is then item
     /// `order[j]`), so that a serial fill reads them one after the other; a parallel fill
     /// reads them through `order` instead, spreading those scattered reads over the threads.
     pub(super) fn group_by_node(&mut self, nodes: usize, move_items: bool) {
-        self.ends.clear();
+        // `ends[k + 1]` holds node `k`'s count from the shape (zero for a node not in use).
         self.ends.resize(nodes + 1, 0);
-        for &d in &self.routes {
-            self.ends[d as usize + 1] += 1;
-        }
         for k in 0..nodes {
             self.ends[k + 1] += self.ends[k];
         }
+        debug_assert_eq!(self.ends[nodes] as usize, self.routes.len());
         self.order.clear();
         self.order.resize(self.routes.len(), 0);
         if !move_items {
