@@ -766,6 +766,10 @@ fn counts_to_offsets(
 /// ones, two stripes of one parity a task (`first` and `first + 2`, the second left out past
 /// the last stripe), then the serial bucket alone. The two stripes of a task share no
 /// particle, so the task may interleave their contacts.
+///
+/// On several threads, an odd number of tasks has its middle pair run as two tasks of one
+/// stripe: the pool halves the task list between threads, and equal halves keep both busy to
+/// the end. Which stripes share a task never changes what a stripe computes.
 fn by_stripe_pairs(
     workers: &Workers,
     stripes: usize,
@@ -773,9 +777,16 @@ fn by_stripe_pairs(
 ) {
     for parity in 0..2 {
         let of_parity = (stripes + 1 - parity) / 2;
-        workers.for_each(of_parity.div_ceil(2), |t| {
-            let first = 4 * t + parity;
-            run(first, Some(first + 2).filter(|&s| s < stripes));
+        let pairs = of_parity.div_ceil(2);
+        // The pair split in two, if any.
+        let split = (!workers.serial() && pairs % 2 == 1 && pairs > 1).then_some(pairs / 2);
+        let tasks = pairs + usize::from(split.is_some());
+        // The `k`-th stripe of this parity, if there is one.
+        let stripe = |k: usize| Some(2 * k + parity).filter(|&s| s < stripes);
+        workers.for_each(tasks, |t| match split {
+            Some(m) if t == m || t == m + 1 => run(2 * (2 * m + t - m) + parity, None),
+            Some(m) if t > m + 1 => run(4 * (t - 1) + parity, stripe(2 * (t - 1) + 1)),
+            _ => run(4 * t + parity, stripe(2 * t + 1)),
         });
     }
     run(stripes, None);
@@ -887,4 +898,37 @@ fn shock_contact(
     lower.vx += jt;
     *up_rest = p.step;
     upper.y < p.top_y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Every stripe runs once, the even ones before the odd ones, a task's two stripes two
+    /// apart, and the serial bucket last, on any thread count (one pair split in two or not).
+    #[test]
+    fn stripe_pairs_run_every_stripe_once_by_parity() {
+        for threads in [1, 2, 3, 8] {
+            let workers = Workers::new(threads).unwrap();
+            for stripes in 1..=40 {
+                let ran = Mutex::new(Vec::new());
+                by_stripe_pairs(&workers, stripes, |first, second| {
+                    let mut ran = ran.lock().unwrap();
+                    ran.push(first);
+                    if let Some(second) = second {
+                        assert_eq!(second, first + 2);
+                        assert!(second < stripes);
+                        ran.push(second);
+                    }
+                });
+                let mut ran = ran.into_inner().unwrap();
+                assert_eq!(ran.pop(), Some(stripes), "serial bucket last");
+                let odd = ran.iter().position(|s| s % 2 == 1).unwrap_or(ran.len());
+                assert!(ran[odd..].iter().all(|s| s % 2 == 1), "{ran:?}");
+                ran.sort_unstable();
+                assert_eq!(ran, (0..stripes).collect::<Vec<_>>());
+            }
+        }
+    }
 }
