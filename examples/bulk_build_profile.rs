@@ -1,0 +1,87 @@
+//! A driver for profiling bulk builds: clears a tree and rebuilds it with `insert_many`
+//! (or `par_insert_many` with `PAR=1`, on `RAYON_NUM_THREADS` threads), three times to warm
+//! up, then enough times to time, and prints the mean time per build (clear included).
+//!
+//! ```text
+//! cargo build --release --example bulk_build_profile
+//! ./target/release/examples/bulk_build_profile p10000        # 10,000 boxes of side 2
+//! ./target/release/examples/bulk_build_profile 1m            # 1,000,000 32x32 boxes in 800x600
+//! PAR=1 RAYON_NUM_THREADS=2 ./target/release/examples/bulk_build_profile p100000
+//! valgrind --tool=callgrind --toggle-collect='*insert_many*' \
+//!     ./target/release/examples/bulk_build_profile p1000
+//! ```
+//!
+//! `pN` is N boxes of side 2 at constant density on a 0.25 grid (world side `sqrt(N) * 4`),
+//! the table bench's `pairs` workload in shape, from its own generator so that the driver
+//! needs no bench code. Without `PAR`, the `rayon` feature is not used.
+
+use quadstress::{Config, Quadtree, Rect};
+
+/// A linear congruential generator: a fixed sequence with no dependency.
+fn next_unit(state: &mut u64) -> f32 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    ((*state >> 40) as f32) / (1u64 << 24) as f32
+}
+
+fn workload(name: &str) -> (Rect, Vec<Rect>) {
+    let mut s = 7u64;
+    if name == "1m" {
+        let rects = (0..1_000_000)
+            .map(|_| {
+                let (x, y) = (next_unit(&mut s) * 768.0, next_unit(&mut s) * 568.0);
+                Rect::from_min_size(x, y, 32.0, 32.0)
+            })
+            .collect();
+        return (Rect::new(0.0, 0.0, 800.0, 600.0), rects);
+    }
+    let n: usize = name
+        .strip_prefix('p')
+        .and_then(|n| n.parse().ok())
+        .expect("a workload: 1m or pN (N boxes of side 2)");
+    let side = (n as f32).sqrt() * 4.0;
+    let steps = ((side - 2.0) * 4.0) as u32 as f32;
+    let rects = (0..n)
+        .map(|_| {
+            let x = ((next_unit(&mut s) * steps) as u32) as f32 * 0.25;
+            let y = ((next_unit(&mut s) * steps) as u32) as f32 * 0.25;
+            Rect::from_min_size(x, y, 2.0, 2.0)
+        })
+        .collect();
+    (Rect::new(0.0, 0.0, side, side), rects)
+}
+
+fn main() {
+    let name = std::env::args().nth(1).unwrap_or_else(|| "1m".into());
+    let (world, rects) = workload(&name);
+    let mut tree: Quadtree<u32> = Quadtree::with_config(world, Config::default()).unwrap();
+    let mut ids = Vec::new();
+    let parallel = std::env::var("PAR").is_ok();
+    let mut rebuild = |tree: &mut Quadtree<u32>| {
+        tree.clear();
+        ids.clear();
+        if parallel {
+            tree.par_insert_many(rects.len(), |i| rects[i], |i| i as u32, &mut ids)
+                .unwrap();
+        } else {
+            let items = rects.iter().enumerate().map(|(i, r)| (*r, i as u32));
+            tree.insert_many(items, &mut ids).unwrap();
+        }
+    };
+    for _ in 0..3 {
+        rebuild(&mut tree);
+    }
+    let reps = (2_000_000 / rects.len()).max(5);
+    let start = std::time::Instant::now();
+    for _ in 0..reps {
+        rebuild(&mut tree);
+    }
+    let per_build = start.elapsed().as_secs_f64() * 1e3 / reps as f64;
+    assert_eq!(tree.len(), rects.len());
+    assert!(tree.validate().is_ok());
+    println!(
+        "{name}: {per_build:.4} ms per build, {} nodes",
+        tree.nodes().len()
+    );
+}
