@@ -71,7 +71,6 @@ impl<T> Quadtree<T> {
         self.nodes_per_level = [0; MAX_DEPTH as usize + 1];
         self.nodes_per_level[0] = 1;
         self.deepest = 0;
-        self.reach = 0;
         self.nodes.push(Node::new(NULL, 0, 0, 0, self.tree));
     }
 
@@ -224,7 +223,6 @@ impl<T> Quadtree<T> {
                 self.slots[e.id.index as usize].pos = p as u32;
             }
             self.nodes[n as usize].items = items;
-            self.widen_reach(n);
             // Stage 2: a child that received more than `capacity` splits next.
             for q in 0..4 {
                 if self.nodes[(first + q) as usize].items.len() > cap {
@@ -293,7 +291,6 @@ impl<T> Quadtree<T> {
     /// Appends an entry to `node` and points its slot there.
     pub(super) fn attach(&mut self, node: u32, rect: Rect, entry: Entry<T>) {
         let items = &mut self.nodes[node as usize].items;
-        let widen = items.banded() && !items.band_holds(&rect);
         let slots = &mut self.slots;
         let index = entry.id.index as usize;
         let at = items.push(rect, entry, |e, at| {
@@ -304,9 +301,6 @@ impl<T> Quadtree<T> {
             pos: at as u32,
             ..slots[index]
         };
-        if widen {
-            self.widen_reach(node);
-        }
     }
 
     /// Frees every node but the root, keeping item lists' allocations.

@@ -268,7 +268,6 @@ impl<T> Quadtree<T> {
             self.scatter_staged(&mut b, values_from, value_of);
             b.clear_items();
             self.bulk = b;
-            self.refresh_reach();
             return;
         }
         b.group_by_node(self.nodes.len(), true);
@@ -292,8 +291,6 @@ impl<T> Quadtree<T> {
         b.clear_items();
         self.bulk = b;
         self.point_slots();
-        // The lists were filled without the tree: their straddlers' reach is read once here.
-        self.refresh_reach();
     }
 
     /// Stages 3 and 4 of a small build in one pass: the node lists, each reserved to its size

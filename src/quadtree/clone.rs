@@ -44,7 +44,6 @@ impl<T: Clone> Clone for Quadtree<T> {
             level_tables: self.level_tables.clone(),
             nodes_per_level: self.nodes_per_level,
             deepest: self.deepest,
-            reach: self.reach,
             slots: self.slots.clone(),
             tree: self.tree,
             free_slot: self.free_slot,

@@ -408,29 +408,8 @@ impl<T> ItemList<T> {
     /// Whether the list keeps its groups and bands (an internal node's list): it knows the
     /// node's centre line then.
     #[inline(always)]
-    pub(super) fn banded(&self) -> bool {
+    fn banded(&self) -> bool {
         !self.centre_x.is_nan()
-    }
-
-    /// Whether the list keeps bands and the band of the group `rect` would join already
-    /// contains it: adding it then widens nothing.
-    #[inline(always)]
-    pub(super) fn band_holds(&self, rect: &Rect) -> bool {
-        if !self.banded() {
-            return false;
-        }
-        let band = &self.bands[usize::from(!self.crosses(rect))];
-        band.min_x <= rect.min_x
-            && band.min_y <= rect.min_y
-            && rect.max_x <= band.max_x
-            && rect.max_y <= band.max_y
-    }
-
-    /// The bands of a banded list: of the entries crossing the vertical centre line, then of
-    /// the rest.
-    #[inline(always)]
-    pub(super) fn bands(&self) -> Option<&[Rect; 2]> {
-        self.banded().then_some(&self.bands)
     }
 
     /// Entries before this position cross the centre line; zero when not banded.
@@ -499,7 +478,7 @@ impl<T> ItemList<T> {
 
     /// The group of position `pos`: 0 for the crossing group.
     #[inline(always)]
-    pub(super) fn group_of(&self, pos: usize) -> usize {
+    fn group_of(&self, pos: usize) -> usize {
         usize::from(pos >= self.split())
     }
 
@@ -677,28 +656,20 @@ impl<T> ItemList<T> {
     }
 
     /// Changes the rectangle of the entry at `pos` to `rect`, which keeps the entry's group
-    /// (see [`keeps_group`](Self::keeps_group)): no entry moves. Returns whether its group's
-    /// band grew (the tree's straddler reach may have to follow).
+    /// (see [`keeps_group`](Self::keeps_group)): no entry moves.
     ///
     /// # Panics
     /// If `pos` is out of bounds.
     #[inline(always)]
-    pub(super) fn set_rect_in_group(&mut self, pos: usize, rect: Rect) -> bool {
+    pub(super) fn set_rect_in_group(&mut self, pos: usize, rect: Rect) {
         debug_assert!(pos < self.entries.len() && self.keeps_group(pos, &rect));
         self.lanes[pos / W].set(pos % W, &rect);
         if self.banded() {
-            let band = &mut self.bands[self.group_of(pos)];
-            let grew = rect.min_x < band.min_x
-                || rect.min_y < band.min_y
-                || rect.max_x > band.max_x
-                || rect.max_y > band.max_y;
-            grow(band, &rect);
+            grow(&mut self.bands[self.group_of(pos)], &rect);
             if self.runs.is_some() {
                 self.note_apart(pos);
             }
-            return grew;
         }
-        false
     }
 
     /// [`note`](Self::note), not inlined: for the callers whose common case has no runs.

@@ -240,10 +240,6 @@ pub struct Quadtree<T> {
     /// Live nodes per level, to know the deepest level in use.
     nodes_per_level: [u32; MAX_DEPTH as usize + 1],
     deepest: u8,
-    /// How many deepest-level cells any straddler reaches past its node's centre line (along
-    /// x for those crossing the vertical line, along y for the rest); 0 for none. Only grows,
-    /// until a bulk build or a batch of moves recomputes it. See `traverse`.
-    reach: u32,
     slots: Vec<Slot>,
     /// Sets this tree's handles apart from every other tree's.
     tree: TreeId,

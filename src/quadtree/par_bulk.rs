@@ -280,8 +280,6 @@ impl<T: Send + Sync> Quadtree<T> {
         b.clear_items();
         self.bulk = b;
         self.point_slots();
-        // The lists were filled without the tree: their straddlers' reach is read once here.
-        self.refresh_reach();
     }
 }
 

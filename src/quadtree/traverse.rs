@@ -108,10 +108,8 @@ impl<T> Quadtree<T> {
 
     /// Visits every node whose region overlaps `range` by reading the level tables over the
     /// range's cells: no stack, and no node is read unless its region overlaps the range.
-    /// Nodes with empty subtrees are visited too (with no items). Under exact placement,
-    /// internal nodes above the range whose straddlers cannot reach it (see the module docs)
-    /// are left out. For small ranges: the cost grows with the range's cells at every level.
-    /// The order of the nodes is unspecified.
+    /// Nodes with empty subtrees are visited too (with no items). For small ranges: the cost
+    /// grows with the range's cells at every level. The order of the nodes is unspecified.
     #[inline(always)]
     pub(super) fn walk_table<'a, B, F>(&'a self, range: CellRange, mut f: F) -> ControlFlow<B>
     where
@@ -152,8 +150,8 @@ impl<T> Quadtree<T> {
     /// [`walk_table`](Self::walk_table) under exact placement, deepest level first. The levels
     /// where `range` spans more than one cell are read from their tables; above them the
     /// range lies in one cell per level, and the nodes there are the deepest existing node on
-    /// that path and its ancestors, reached by their parent links, up to the highest level
-    /// whose straddlers can reach the range.
+    /// that path and its ancestors, reached by their parent links: one load per level instead
+    /// of a range and a table read.
     #[inline(always)]
     fn walk_table_up<'a, B, F>(&'a self, range: CellRange, mut f: F) -> ControlFlow<B>
     where
@@ -181,67 +179,13 @@ impl<T> Quadtree<T> {
             // Level 0 is a single cell, so the loop ends there at the latest.
             level -= 1;
         };
-        // Internal nodes hold only straddlers, none reaching more than `reach` cells past its
-        // node's centre lines. Widened by that, the range still lies on one side of the centre
-        // lines of every level above `first` (its edges share all the cell bits of those
-        // levels), so no straddler there can meet the query, and the walk up stops short of
-        // them: no node of those levels is read.
-        let k = self.reach;
-        let (x0, y0) = (range.x0.saturating_sub(k), range.y0.saturating_sub(k));
-        let (x1, y1) = (range.x1.saturating_add(k), range.y1.saturating_add(k));
-        let spread = (x0 ^ x1) | (y0 ^ y1);
-        // Centre lines of level `l` lie between deepest cells at bit `max_depth - l - 1`.
-        let first = i32::from(self.config.max_depth) - 1 - (31 - spread.leading_zeros() as i32);
         let mut n = self.node_for(Place { level, cx, cy });
-        let node = &self.nodes[n as usize];
-        if node.is_leaf() || i32::from(node.level) >= first {
-            f(node)?;
-        }
-        n = node.parent;
         while n != NULL {
             let node = &self.nodes[n as usize];
-            if i32::from(node.level) < first {
-                break;
-            }
             f(node)?;
             n = node.parent;
         }
         ControlFlow::Continue(())
-    }
-
-    /// Widens the tree's reach to cover `node`'s bands, if it keeps bands. Out of line: the
-    /// moves that call it (those of straddlers) are few, and the others stay small.
-    #[inline(never)]
-    pub(super) fn widen_reach(&mut self, node: u32) {
-        let node = &self.nodes[node as usize];
-        let Some(&[vertical, rest]) = node.items.bands() else {
-            return;
-        };
-        let mut reach = self.reach;
-        // The first cells (of the deepest level) past the node's centre lines.
-        let s = self.config.max_depth - node.level;
-        let half = 1u32 << (s - 1);
-        let (bx, by) = ((node.cx << s) | half, (node.cy << s) | half);
-        if vertical.min_x <= vertical.max_x {
-            let c = self.cell_range(&vertical);
-            reach = reach.max(reach_past(bx, c.x0, c.x1));
-        }
-        if rest.min_y <= rest.max_y {
-            let c = self.cell_range(&rest);
-            reach = reach.max(reach_past(by, c.y0, c.y1));
-        }
-        self.reach = reach;
-    }
-
-    /// Recomputes the reach from the bands of the nodes: after lists were filled or rewritten
-    /// without [`widen_reach`](Self::widen_reach).
-    pub(super) fn refresh_reach(&mut self) {
-        self.reach = 0;
-        for n in 0..self.nodes.len() {
-            if self.nodes[n].live {
-                self.widen_reach(n as u32);
-            }
-        }
     }
 
     /// Calls `f` for every entry intersecting `query` (closed), with the lists' block test,
@@ -329,12 +273,6 @@ impl<T> Quadtree<T> {
     }
 }
 
-/// The reach, in cells, that covers cells `lo..=hi` around the centre line before cell `b`:
-/// the least `k` with `b - k <= lo` and `hi <= b - 1 + k`.
-pub(super) fn reach_past(b: u32, lo: u32, hi: u32) -> u32 {
-    (b.saturating_sub(lo)).max((hi + 1).saturating_sub(b))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,21 +280,13 @@ mod tests {
     use crate::quadtree::{Config, Placement};
 
     /// The table walk visits each node whose region overlaps the range once, and the nodes
-    /// with items among them are those the stack walk visits, less only internal nodes above
-    /// the range none of whose items reach its cells (the straddler reach), which it does
-    /// skip: on trees deep in some places and shallow in others, with and without items across
-    /// the world's edge, for ranges of one cell up to the most the table walk takes.
+    /// with items among them are exactly those the stack walk visits: on trees deep in some
+    /// places and shallow in others, with items across the world's edge, for ranges of one
+    /// cell up to the most the table walk takes.
     #[test]
     fn the_table_walk_visits_what_the_stack_walk_visits() {
         let mut rng = TestRng::new(31);
-        // Boxes past the world sit at the root and make the straddler reach long: without
-        // them the exact walk must skip levels.
-        let cases = [
-            (Placement::Exact, true),
-            (Placement::Loose, true),
-            (Placement::Exact, false),
-        ];
-        for (placement, past_world) in cases {
+        for placement in [Placement::Exact, Placement::Loose] {
             let config = Config {
                 leaf_capacity: 4,
                 max_depth: 7,
@@ -366,10 +296,8 @@ mod tests {
                 Quadtree::with_config(Rect::new(0.0, 0.0, 256.0, 256.0), config).unwrap();
             for i in 0..3_000 {
                 // A crowded corner, a sparse rest, and some boxes reaching past the world.
-                let (x, y) = if i % 3 == 0 && past_world {
+                let (x, y) = if i % 3 == 0 {
                     (rng.range(-10.0, 260.0), rng.range(-10.0, 260.0))
-                } else if i % 3 == 0 {
-                    (rng.range(0.0, 250.0), rng.range(0.0, 250.0))
                 } else {
                     (rng.range(0.0, 40.0), rng.range(0.0, 40.0))
                 };
@@ -377,7 +305,6 @@ mod tests {
                 tree.insert(Rect::new(x, y, x + side, y + side), i).unwrap();
             }
             let mut walked = 0;
-            let mut skipped = 0;
             for _ in 0..2_000 {
                 let (x, y) = (rng.range(-5.0, 256.0), rng.range(-5.0, 256.0));
                 let (w, h) = (rng.range(0.0, 20.0), rng.range(0.0, 20.0));
@@ -408,33 +335,9 @@ mod tests {
                 assert_eq!(all, by_table.len(), "{placement:?}: a node visited twice");
                 by_table.retain(|&n| n == 0 || tree.nodes[n].subtree_len > 0);
                 by_stack.sort_unstable();
-                // The table walk may leave out an internal node above the range, but only one
-                // none of whose items reaches into the range's cells.
-                let reaches = |n: usize| {
-                    tree.nodes[n].items.items().any(|item| {
-                        let c = tree.cell_range(&item.rect);
-                        c.x0 <= range.x1 && range.x0 <= c.x1 && c.y0 <= range.y1 && range.y0 <= c.y1
-                    })
-                };
-                let left_out: Vec<usize> = by_stack
-                    .iter()
-                    .copied()
-                    .filter(|n| by_table.binary_search(n).is_err())
-                    .collect();
-                skipped += left_out.len();
-                for &n in &left_out {
-                    assert!(
-                        placement == Placement::Exact && !tree.nodes[n].is_leaf() && !reaches(n),
-                        "{placement:?} {range:?}: node {n} left out"
-                    );
-                }
-                by_stack.retain(|n| !left_out.contains(n));
                 assert_eq!(by_table, by_stack, "{placement:?} {range:?}");
             }
             assert!(walked > 1_000, "{walked}");
-            if !past_world {
-                assert!(skipped > 100, "the reach skipped only {skipped} nodes");
-            }
             assert!(tree.deepest >= 5, "the tree must be deep somewhere");
         }
     }

@@ -63,7 +63,6 @@ impl<T> Quadtree<T> {
             level_tables: Vec::new(),
             nodes_per_level: [0; MAX_DEPTH as usize + 1],
             deepest: 0,
-            reach: 0,
             slots: Vec::new(),
             tree,
             free_slot: NULL,
@@ -291,10 +290,9 @@ impl<T> Quadtree<T> {
                 && self.still_fits(node, &rect, true)
                 && node.items.keeps_group(slot.pos as usize, &rect)
             {
-                let items = &mut self.nodes[slot.node as usize].items;
-                if items.set_rect_in_group(slot.pos as usize, rect) {
-                    self.widen_reach(slot.node);
-                }
+                self.nodes[slot.node as usize]
+                    .items
+                    .set_rect_in_group(slot.pos as usize, rect);
                 return Ok(());
             }
         }
@@ -336,9 +334,6 @@ impl<T> Quadtree<T> {
                 slots[e.id.index as usize].pos = at as u32;
             });
         slots[index as usize].pos = at as u32;
-        if self.nodes[node as usize].items.banded() {
-            self.widen_reach(node);
-        }
     }
 
     /// Removes every item. All handles become stale; allocations are kept for reuse.

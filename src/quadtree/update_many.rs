@@ -353,8 +353,6 @@ impl<T: Send + Sync> Quadtree<T> {
             } else {
                 self.nodes.iter_mut().for_each(rewrite);
             }
-            // The rewrites widened bands that the tree did not watch.
-            self.refresh_reach();
         } else {
             for p in plan.iter().filter(|p| p.rewrite != NOT_REWRITE) {
                 let slot = self.slots[p.rewrite as usize];

@@ -162,24 +162,6 @@ impl<T> Quadtree<T> {
                         e.id.index
                     );
                 }
-                if node.items.banded() {
-                    // The walk up a small query's levels skips by this bound (`traverse`).
-                    let s = depth - node.level;
-                    let half = 1u32 << (s - 1);
-                    let c = self.cell_range(&node.items.rect(pos));
-                    let needed = if node.items.group_of(pos) == 0 {
-                        super::traverse::reach_past((node.cx << s) | half, c.x0, c.x1)
-                    } else {
-                        super::traverse::reach_past((node.cy << s) | half, c.y0, c.y1)
-                    };
-                    let reach = self.reach;
-                    ensure!(
-                        needed <= reach,
-                        "item {} in node {n} reaches {needed} cells past a centre line, \
-                         beyond the recorded reach {reach}",
-                        e.id.index,
-                    );
-                }
             }
         }
         ensure!(
