@@ -457,11 +457,11 @@ fn zoomed_out_every_particle_is_one_size_and_at_least_2_pixels() {
 
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
-fn depth_colours_in_a_pile_of_100000_still_show_the_node_lines() {
+fn depth_colours_in_a_crowd_of_70000_still_show_the_node_lines() {
     let shot = temp_png("pile.png");
     let stdout = run(&[
         "--spawn",
-        "100000",
+        "70000",
         "--frames",
         "3",
         "--press",
@@ -469,7 +469,7 @@ fn depth_colours_in_a_pile_of_100000_still_show_the_node_lines() {
         "--screenshot",
         shot.to_str().unwrap(),
     ]);
-    assert!(stdout.contains("particles: 100000 count"), "{stdout}");
+    assert!(stdout.contains("particles: 70000 count"), "{stdout}");
     let img = Png::read(&shot);
     // The depth-6 leaves fill the pile: their particles' colour and their outlines' colour,
     // side by side, in the lower half of the window.
@@ -492,10 +492,10 @@ fn depth_colours_in_a_pile_of_100000_still_show_the_node_lines() {
 
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
-fn brute_force_is_refused_at_100000_particles() {
+fn brute_force_is_refused_at_70000_particles() {
     let stdout = run(&[
         "--spawn",
-        "100000",
+        "70000",
         "--frames",
         "3",
         "--broadphase",
@@ -504,7 +504,7 @@ fn brute_force_is_refused_at_100000_particles() {
         "B@2",
     ]);
     assert!(
-        stdout.contains("brute force refused: 100000 particles"),
+        stdout.contains("brute force refused: 70000 particles"),
         "{stdout}"
     );
     assert!(
@@ -625,7 +625,7 @@ fn the_panel_sets_what_the_keys_set() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!((406_000..=407_000).contains(&cap), "{cap}");
+    assert!((287_000..=288_000).contains(&cap), "{cap}");
     // Buttons: spawn adds a batch, clear empties the world; a hidden panel still takes them.
     let stdout = run(&[
         "--frames", "6", "--press", "tab@1", "--panel", "spawn@2", "--panel", "clear@4", "--panel",
