@@ -82,6 +82,24 @@ pub fn run_window(args: Args) -> Result<(), String> {
     Ok(())
 }
 
+/// Text sizes the HUD, the legend, the graph's labels and the help draw at.
+const TEXT_SIZES: [u16; 8] = [13, 14, 15, 18, 19, 20, 22, 24];
+
+/// Puts every printable ASCII glyph at every [`TEXT_SIZES`] size into the default font's
+/// atlas before the first frame. A glyph first met mid-frame grows the atlas into a new texture
+/// while draw calls queued earlier in the frame still name the old one (WebGL then logs
+/// "glBindTexture called with an already deleted texture"): which text first needs which glyph
+/// should not decide that.
+fn warm_font_atlas() {
+    let glyphs: Vec<char> = (' '..='~').collect();
+    let font = macroquad::text::get_default_font();
+    // `draw_text` scales its size by the display's density, rounding up.
+    let dpi = macroquad::miniquad::window::dpi_scale();
+    for size in TEXT_SIZES {
+        font.populate_font_cache(&glyphs, (f32::from(size) * dpi).ceil() as u16);
+    }
+}
+
 /// Picks the renderer for this window's OpenGL (or the one `--renderer` asks for) and says
 /// which, and why, on the console.
 fn start_route(args: &Args) -> (draw::Route, Renderer, String) {
@@ -145,6 +163,7 @@ struct RunTimes {
 }
 
 async fn run(mut app: App, mut args: Args) {
+    warm_font_atlas();
     let (route, renderer, gl_name) = start_route(&args);
     let mut scratch = draw::Scratch::new(route, args.overlay_cache == Switch::On);
     println!(
