@@ -42,6 +42,28 @@ pub(super) struct Staged<T> {
     pub(super) value: Option<T>,
 }
 
+impl<T> Staged<T> {
+    /// The list entry of staged item `i`, taking its payload: the one staged with it, or
+    /// `value_of(i)` for an item staged without one (those come before `values_from`).
+    #[inline]
+    fn entry(
+        &mut self,
+        i: usize,
+        values_from: usize,
+        value_of: impl FnOnce(usize) -> T,
+    ) -> Entry<T> {
+        let value = match self.value.take() {
+            Some(value) => value,
+            None if i < values_from => value_of(i),
+            None => unreachable!("each item is placed once"),
+        };
+        Entry {
+            id: self.key,
+            value,
+        }
+    }
+}
+
 /// Reused buffers of the bulk path, so rebuilding every frame allocates nothing. Items are
 /// numbered in staging order: the new ones in input order, then those already stored.
 #[derive(Debug)]
@@ -275,16 +297,7 @@ impl<T> Quadtree<T> {
         for (nd, node) in self.nodes.iter_mut().enumerate() {
             let group = b.group(nd);
             for (&i, staged) in b.order[group.clone()].iter().zip(&mut b.items[group]) {
-                let i = i as usize;
-                let value = match staged.value.take() {
-                    Some(value) => value,
-                    None if i < values_from => value_of(i),
-                    None => unreachable!("each item is placed once"),
-                };
-                let entry = Entry {
-                    id: staged.key,
-                    value,
-                };
+                let entry = staged.entry(i as usize, values_from, &mut value_of);
                 node.items.push(staged.rect, entry, |_, _| {});
             }
         }
@@ -306,15 +319,7 @@ impl<T> Quadtree<T> {
         let nodes = &mut self.nodes;
         let slots = &mut self.slots;
         for (i, (staged, &nd)) in b.items.iter_mut().zip(&b.routes).enumerate() {
-            let value = match staged.value.take() {
-                Some(value) => value,
-                None if i < values_from => value_of(i),
-                None => unreachable!("each item is placed once"),
-            };
-            let entry = Entry {
-                id: staged.key,
-                value,
-            };
+            let entry = staged.entry(i, values_from, &mut value_of);
             let pos = nodes[nd as usize]
                 .items
                 .push(staged.rect, entry, |moved, p| {
@@ -495,13 +500,13 @@ impl<T> BulkScratch<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::quadtree::{Config, Placement, MAX_DEPTH};
 
     /// Rectangles of every kind a build meets: small ones spread and crowded, large ones,
     /// ones on the centre lines, ones partly or wholly outside the world, points.
-    fn rect_of(i: usize) -> Rect {
+    pub(crate) fn rect_of(i: usize) -> Rect {
         let h = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let u = |k: u32| ((h >> k) & 0xffff) as f32 / 65536.0;
         let (x, y) = (u(0) * 120.0 - 10.0, u(16) * 100.0 - 10.0);
@@ -513,6 +518,24 @@ mod tests {
             _ => u(32) * 2.0,
         };
         Rect::from_min_size(x, y, side, side)
+    }
+
+    /// Configurations a build test runs under: the default, a deep one splitting at every
+    /// second item, and a loose one.
+    pub(crate) fn build_configs() -> [Config; 3] {
+        [
+            Config::default(),
+            Config {
+                leaf_capacity: 1,
+                max_depth: 10,
+                placement: Placement::Exact,
+            },
+            Config {
+                leaf_capacity: 4,
+                max_depth: 7,
+                placement: Placement::Loose,
+            },
+        ]
     }
 
     /// The shape of a tree, whatever the order of its lists: each live node's cell and
@@ -535,22 +558,9 @@ mod tests {
     #[test]
     fn bulk_builds_reach_the_shape_of_one_by_one_inserts() {
         let world = Rect::new(0.0, 0.0, 100.0, 80.0);
-        let configs = [
-            Config::default(),
-            Config {
-                leaf_capacity: 1,
-                max_depth: 10,
-                placement: Placement::Exact,
-            },
-            Config {
-                leaf_capacity: 4,
-                max_depth: 7,
-                placement: Placement::Loose,
-            },
-        ];
         // Up to 65,536 staged items scatter straight into the lists; more group first.
         let sizes = [(0, 0), (1, 0), (700, 0), (3_000, 1_000), (60_000, 10_000)];
-        for config in configs {
+        for config in build_configs() {
             for (n, stored) in sizes {
                 let mut bulk = Quadtree::with_config(world, config).unwrap();
                 let mut one_by_one = Quadtree::with_config(world, config).unwrap();

@@ -285,7 +285,8 @@ impl<T: Send + Sync> Quadtree<T> {
 
 #[cfg(test)]
 mod tests {
-    use crate::quadtree::{Config, Placement, Quadtree, Rect};
+    use crate::quadtree::bulk::tests::{build_configs, rect_of};
+    use crate::quadtree::{Quadtree, Rect};
 
     /// Everything a bulk build decides: each node's place and links, each list's items in
     /// order, and each slot.
@@ -311,39 +312,10 @@ mod tests {
         out
     }
 
-    /// Rectangles of every kind a build meets: small ones spread and crowded, large ones,
-    /// ones on the centre lines, ones partly or wholly outside the world, points.
-    fn rect_of(i: usize) -> Rect {
-        let h = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let u = |k: u32| ((h >> k) & 0xffff) as f32 / 65536.0;
-        let (x, y) = (u(0) * 120.0 - 10.0, u(16) * 100.0 - 10.0);
-        let side = match i % 7 {
-            0 => 0.0,
-            1 => u(32) * 30.0,
-            2 => return Rect::new(49.5 + u(32), y, 50.5, y + 1.0),
-            3 => return Rect::from_min_size(20.0 + u(32) * 0.5, 20.0 + u(48) * 0.5, 0.1, 0.1),
-            _ => u(32) * 2.0,
-        };
-        Rect::from_min_size(x, y, side, side)
-    }
-
     #[test]
     fn parallel_builds_match_the_serial_build_on_any_thread_count() {
         let world = Rect::new(0.0, 0.0, 100.0, 80.0);
-        let configs = [
-            Config::default(),
-            Config {
-                leaf_capacity: 1,
-                max_depth: 10,
-                placement: Placement::Exact,
-            },
-            Config {
-                leaf_capacity: 4,
-                max_depth: 7,
-                placement: Placement::Loose,
-            },
-        ];
-        for config in configs {
+        for config in build_configs() {
             // Serial builds of up to 65,536 items scatter straight into the lists, larger ones
             // group first: both forms meet the parallel build here.
             let sizes = [
