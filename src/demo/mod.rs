@@ -83,7 +83,7 @@ pub fn run_window(args: Args) -> Result<(), String> {
 }
 
 /// Text sizes the HUD, the legend, the graph's labels and the help draw at.
-const TEXT_SIZES: [u16; 6] = [13, 14, 18, 20, 22, 24];
+const TEXT_SIZES: [u16; 8] = [13, 14, 15, 18, 19, 20, 22, 24];
 
 /// Puts every printable ASCII glyph at every [`TEXT_SIZES`] size into the default font's
 /// atlas before the first frame. A glyph first met mid-frame grows the atlas into a new texture
