@@ -2,8 +2,8 @@
 //! access by handle.
 
 use super::{
-    bulk, end_generation, Config, Entry, ItemId, Quadtree, QuadtreeError, Rect, TreeId, MAX_DEPTH,
-    MAX_ITEMS, NULL, RETIRED,
+    bulk, end_generation, Config, Entry, ItemId, Quadtree, QuadtreeError, Rect, Slot, TreeId,
+    MAX_DEPTH, MAX_ITEMS, NULL, RETIRED,
 };
 
 impl<T> Quadtree<T> {
@@ -305,11 +305,18 @@ impl<T> Quadtree<T> {
     fn update_across(&mut self, id: ItemId, rect: Rect) -> Result<(), QuadtreeError> {
         rect.check()?;
         let slot = self.live_slot(id).ok_or(QuadtreeError::StaleId)?;
+        self.move_checked(id.index, slot, rect);
+        Ok(())
+    }
+
+    /// The move of [`update_across`](Self::update_across) once checked: the item of slot
+    /// `index` (whose record is `slot`) to the valid rectangle `rect`.
+    pub(super) fn move_checked(&mut self, index: u32, slot: Slot, rect: Rect) {
         let p = self.place_of(&rect);
         let old = slot.node;
         if self.fits(&self.nodes[old as usize], p) {
-            self.rewrite(id.index, old, slot.pos, rect);
-            return Ok(());
+            self.rewrite(index, old, slot.pos, rect);
+            return;
         }
         // The item changes node. The new node cannot be inside a subtree that the merge below
         // collapses: only counters strictly below the common ancestor drop, on the old side.
@@ -320,7 +327,6 @@ impl<T> Quadtree<T> {
         self.add_to_path(old, -1);
         self.split_if_full(target);
         self.merge_if_sparse(old);
-        Ok(())
     }
 
     /// Rewrites the rectangle of the item of slot `index` at `(node, pos)`, which stays in

@@ -366,9 +366,11 @@ impl<T: Send + Sync> Quadtree<T> {
             let slot = self.slots[index as usize];
             self.rewrite(index, slot.node, slot.pos, plan[i as usize].rect);
         }
+        // Checked in pass 1, and no handle comes twice: each slot is still live.
         for &i in chunks.iter().flat_map(|c| &c.moves) {
-            let done = self.update(ids[i as usize], plan[i as usize].rect);
-            debug_assert!(done.is_ok(), "checked in pass 2");
+            let index = ids[i as usize].index;
+            let slot = self.slots[index as usize];
+            self.move_checked(index, slot, plan[i as usize].rect);
         }
         Ok(())
     }
