@@ -237,6 +237,21 @@ fn tree_queries(tree: &Quadtree<u32>, queries: &[Rect], out: &mut Vec<ItemId>) -
         .sum()
 }
 
+/// The same hits as [`tree_queries`], visited through the callback form and counted, as the
+/// grid and static_aabb2d_index report theirs: no handle is written anywhere.
+fn tree_visits(tree: &Quadtree<u32>, queries: &[Rect]) -> u64 {
+    let mut n = 0u64;
+    for q in queries {
+        let _ = tree
+            .for_each_in_rect(q, |_| {
+                n += 1;
+                ControlFlow::<()>::Continue(())
+            })
+            .unwrap();
+    }
+    n
+}
+
 fn rtree_queries(tree: &RTree<RItem>, queries: &[Rect]) -> u64 {
     queries
         .iter()
@@ -316,6 +331,9 @@ fn boxes_1m_800x600() -> bool {
             "{t}: centre query disagrees with brute force"
         );
         line(&format!("{t}.centre_query"), us(tq), "us");
+        let (tq, hits) = median(21, || tree_visits(&tree, &[centre]));
+        assert_eq!(hits as usize, brute_hits, "{t}: centre visit disagrees");
+        line(&format!("{t}.centre_query_visit"), us(tq), "us");
         let check = tree_queries(&tree, &queries[..200], &mut out);
         assert_eq!(
             check as usize, brute_random,
@@ -323,6 +341,9 @@ fn boxes_1m_800x600() -> bool {
         );
         let (tq, hits) = median(3, || tree_queries(&tree, &queries, &mut out));
         line(&format!("{t}.random_queries_10k"), ms(tq), "ms");
+        let (tv, visits) = median(3, || tree_visits(&tree, &queries));
+        assert_eq!(visits, hits, "{t}: visits and query_rect disagree");
+        line(&format!("{t}.random_queries_10k_visit"), ms(tv), "ms");
         counts.push((label, hits));
         let s = tree.stats();
         line(
@@ -620,6 +641,9 @@ fn queries_10x10() -> bool {
         let (t, c) = median(5, || tree_queries(&tree, &queries, &mut out));
         line(&format!("{p}.{label}"), ms(t), "ms");
         counts.push((label, c));
+        let (t, v) = median(5, || tree_visits(&tree, &queries));
+        assert_eq!(v, c, "{label}: visits and query_rect disagree");
+        line(&format!("{p}.{label}_visit"), ms(t), "ms");
     }
     for (label, cell) in [("grid_cell_2", 2.0), ("grid_cell_4", 4.0)] {
         let mut grid = UniformGrid::new(cell);
