@@ -25,6 +25,12 @@ use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotKey, MAX_ITE
 /// than the extra pass.
 const DIRECT_SCATTER_MAX_ITEMS: usize = 1 << 16;
 
+/// A large build whose staged items take at most this many bytes fills the node lists
+/// reading the items through the grouping's order, where they lie; a larger one moves them
+/// into node order first. The items are read once either way: moving them costs a pass,
+/// which pays once they no longer fit in a last-level cache and each scattered read misses.
+const INDEXED_FILL_MAX_BYTES: usize = 8 << 20;
+
 /// Index of the first cell of `level` in the table of every level's cells: the levels above
 /// hold `(4^level - 1) / 3` cells.
 #[inline(always)]
@@ -292,13 +298,27 @@ impl<T> Quadtree<T> {
             self.bulk = b;
             return;
         }
-        b.group_by_node(self.nodes.len(), true);
+        // Staged items that fit in the last-level cache are read where they lie, through
+        // `order`; more are first moved into node order, so that the fill reads them one
+        // after the other instead of missing the cache once per item.
+        let move_items = b.items.len() * std::mem::size_of::<Staged<T>>() > INDEXED_FILL_MAX_BYTES;
+        b.group_by_node(self.nodes.len(), move_items);
         // Each node's list from its group, in input order.
-        for (nd, node) in self.nodes.iter_mut().enumerate() {
-            let group = b.group(nd);
-            for (&i, staged) in b.order[group.clone()].iter().zip(&mut b.items[group]) {
-                let entry = staged.entry(i as usize, values_from, &mut value_of);
-                node.items.push(staged.rect, entry, |_, _| {});
+        if move_items {
+            for (nd, node) in self.nodes.iter_mut().enumerate() {
+                let group = b.group(nd);
+                for (&i, staged) in b.order[group.clone()].iter().zip(&mut b.items[group]) {
+                    let entry = staged.entry(i as usize, values_from, &mut value_of);
+                    node.items.push(staged.rect, entry, |_, _| {});
+                }
+            }
+        } else {
+            for (nd, node) in self.nodes.iter_mut().enumerate() {
+                for &i in &b.order[b.group(nd)] {
+                    let staged = &mut b.items[i as usize];
+                    let entry = staged.entry(i as usize, values_from, &mut value_of);
+                    node.items.push(staged.rect, entry, |_, _| {});
+                }
             }
         }
         b.clear_items();
@@ -583,6 +603,47 @@ pub(super) mod tests {
                     let value = if i < stored { n + i } else { i - stored };
                     assert_eq!(bulk.get(id), Some(&(value as u32)));
                 }
+            }
+        }
+    }
+
+    /// A large build fills its lists reading the staged items where they lie, or, when they
+    /// take more than `INDEXED_FILL_MAX_BYTES`, after moving them into node order: the same
+    /// items with a payload large enough to cross that limit make the same lists, item for
+    /// item, and the same slots.
+    #[test]
+    fn both_fills_of_a_large_build_make_the_same_lists() {
+        type Heavy = [u64; 32];
+        let world = Rect::new(0.0, 0.0, 100.0, 80.0);
+        let (n, stored) = (66_000, 4_000);
+        assert!(n + stored > DIRECT_SCATTER_MAX_ITEMS);
+        assert!((n + stored) * std::mem::size_of::<Staged<u32>>() <= INDEXED_FILL_MAX_BYTES);
+        assert!((n + stored) * std::mem::size_of::<Staged<Heavy>>() > INDEXED_FILL_MAX_BYTES);
+        for config in build_configs() {
+            let mut light = Quadtree::with_config(world, config).unwrap();
+            let mut heavy = Quadtree::with_config(world, config).unwrap();
+            let (mut light_ids, mut heavy_ids) = (Vec::new(), Vec::new());
+            for range in [n..n + stored, 0..n] {
+                let items = range.clone().map(|i| (rect_of(i), i as u32));
+                light.insert_many(items, &mut light_ids).unwrap();
+                let items = range.map(|i| (rect_of(i), [i as u64; 32]));
+                heavy.insert_many(items, &mut heavy_ids).unwrap();
+            }
+            light.validate().unwrap();
+            heavy.validate().unwrap();
+            assert_eq!(light_ids.len(), heavy_ids.len());
+            assert_eq!(light.nodes.len(), heavy.nodes.len());
+            for (a, b) in light.nodes.iter().zip(&heavy.nodes) {
+                assert_eq!((a.live, a.level, a.cx, a.cy), (b.live, b.level, b.cx, b.cy));
+                assert_eq!(a.items.len(), b.items.len(), "{config:?}");
+                for p in 0..a.items.len() {
+                    assert_eq!(a.items[p].id, b.items[p].id);
+                    assert_eq!(u64::from(a.items[p].value), b.items[p].value[31]);
+                    assert_eq!(a.items.rect(p), b.items.rect(p));
+                }
+            }
+            for (a, b) in light.slots.iter().zip(&heavy.slots) {
+                assert_eq!((a.generation, a.node, a.pos), (b.generation, b.node, b.pos));
             }
         }
     }
