@@ -21,9 +21,9 @@ use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotKey, MAX_ITE
 
 /// Builds of at most this many items push each item straight into its node's list. Larger
 /// ones group the items by node first and fill the lists one after the other: the scatter
-/// writes to every list at once, and once those lists outgrow the cache the misses cost more
-/// than the extra pass.
-const DIRECT_SCATTER_MAX_ITEMS: usize = 1 << 16;
+/// writes to every list at once, which costs more than the grouping pass as soon as the
+/// lists stop fitting in the first caches (a few thousand items).
+const DIRECT_SCATTER_MAX_ITEMS: usize = 1 << 11;
 
 /// A large build whose staged items take at most this many bytes fills the node lists
 /// reading the items through the grouping's order, where they lie; a larger one moves them
@@ -578,7 +578,7 @@ pub(super) mod tests {
     #[test]
     fn bulk_builds_reach_the_shape_of_one_by_one_inserts() {
         let world = Rect::new(0.0, 0.0, 100.0, 80.0);
-        // Up to 65,536 staged items scatter straight into the lists; more group first.
+        // Up to 2,048 staged items scatter straight into the lists; more group first.
         let sizes = [(0, 0), (1, 0), (700, 0), (3_000, 1_000), (60_000, 10_000)];
         for config in build_configs() {
             for (n, stored) in sizes {
@@ -616,6 +616,7 @@ pub(super) mod tests {
         type Heavy = [u64; 32];
         let world = Rect::new(0.0, 0.0, 100.0, 80.0);
         let (n, stored) = (66_000, 4_000);
+        // The large build, both fills:
         assert!(n + stored > DIRECT_SCATTER_MAX_ITEMS);
         assert!((n + stored) * std::mem::size_of::<Staged<u32>>() <= INDEXED_FILL_MAX_BYTES);
         assert!((n + stored) * std::mem::size_of::<Staged<Heavy>>() > INDEXED_FILL_MAX_BYTES);

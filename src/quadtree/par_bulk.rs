@@ -316,11 +316,12 @@ mod tests {
     fn parallel_builds_match_the_serial_build_on_any_thread_count() {
         let world = Rect::new(0.0, 0.0, 100.0, 80.0);
         for config in build_configs() {
-            // Serial builds of up to 65,536 items scatter straight into the lists, larger ones
+            // Serial builds of up to 2,048 items scatter straight into the lists, larger ones
             // group first: both forms meet the parallel build here.
             let sizes = [
                 (0usize, 0usize),
                 (1, 0),
+                (1_500, 300),
                 (40_000, 0),
                 (9_000, 3_000),
                 (70_000, 5_000),
