@@ -616,7 +616,6 @@ pub(super) mod tests {
         type Heavy = [u64; 32];
         let world = Rect::new(0.0, 0.0, 100.0, 80.0);
         let (n, stored) = (66_000, 4_000);
-        // The large build, both fills:
         assert!(n + stored > DIRECT_SCATTER_MAX_ITEMS);
         assert!((n + stored) * std::mem::size_of::<Staged<u32>>() <= INDEXED_FILL_MAX_BYTES);
         assert!((n + stored) * std::mem::size_of::<Staged<Heavy>>() > INDEXED_FILL_MAX_BYTES);
