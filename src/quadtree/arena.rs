@@ -265,12 +265,15 @@ impl<T> Quadtree<T> {
                     self.scratch.push(self.nodes[c].first_child);
                     self.nodes[c].first_child = NULL;
                 }
-                let slots = &mut self.slots;
-                items.append_from(&mut self.nodes[c].items, |entry, pos| {
-                    let slot = &mut slots[entry.id.index as usize];
-                    slot.node = target;
-                    slot.pos = pos as u32;
-                });
+                // Empty after `clear`: nothing to move.
+                if !self.nodes[c].items.is_empty() {
+                    let slots = &mut self.slots;
+                    items.append_from(&mut self.nodes[c].items, |entry, pos| {
+                        let slot = &mut slots[entry.id.index as usize];
+                        slot.node = target;
+                        slot.pos = pos as u32;
+                    });
+                }
             }
             self.free_children(first);
         }

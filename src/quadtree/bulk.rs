@@ -32,10 +32,11 @@ const DIRECT_SCATTER_MAX_ITEMS: usize = 1 << 11;
 const INDEXED_FILL_MAX_BYTES: usize = 8 << 20;
 
 /// Index of the first cell of `level` in the table of every level's cells: the levels above
-/// hold `(4^level - 1) / 3` cells.
+/// hold `(4^level - 1) / 3` cells, which in binary is `level` pairs of bits `01`: the low
+/// `2 * level` bits of `0x5555...`, taken with two shifts instead of a division per item.
 #[inline(always)]
 fn level_base(level: u32) -> usize {
-    ((1usize << (2 * level)) - 1) / 3
+    ((0x5555_5555_5555_5555u64 >> (63 - 2 * level)) >> 1) as usize
 }
 
 /// An item waiting to be placed.
@@ -241,26 +242,28 @@ impl<T> Quadtree<T> {
         // The slots `added` calls of `alloc_slot` would hand out, in the same order: the
         // free chain first, then new slots at the end of the table.
         let mut free = self.free_slot;
-        for staged in &mut self.bulk.items[..added] {
+        let slots = &mut self.slots;
+        // `extend` from the slice's exact length: no capacity check per handle.
+        ids.extend(self.bulk.items[..added].iter_mut().map(|staged| {
             let index = if free != NULL {
                 let index = free;
-                free = self.slots[index as usize].pos;
+                free = slots[index as usize].pos;
                 index
             } else {
-                self.slots.push(Slot {
+                slots.push(Slot {
                     generation: 0,
                     node: NULL,
                     pos: NULL,
                 });
-                self.slots.len() as u32 - 1
+                slots.len() as u32 - 1
             };
             let key = SlotKey {
                 index,
-                generation: self.slots[index as usize].generation,
+                generation: slots[index as usize].generation,
             };
             staged.key = key;
-            ids.push(key.handle(tree));
-        }
+            key.handle(tree)
+        }));
         self.free_slot = free;
         self.len += added;
         Ok(())
@@ -650,6 +653,9 @@ pub(super) mod tests {
 
     #[test]
     fn levels_follow_each_other_in_the_table_of_cells() {
+        for level in 0..=u32::from(MAX_DEPTH) + 1 {
+            assert_eq!(level_base(level), ((1usize << (2 * level)) - 1) / 3);
+        }
         assert_eq!(level_base(0), 0);
         for level in 0..=u32::from(MAX_DEPTH) {
             assert_eq!(level_base(level + 1) - level_base(level), 1 << (2 * level));

@@ -358,19 +358,19 @@ impl<T> Quadtree<T> {
         // Every slot in use moves to its next generation. The free chain is then rebuilt in
         // index order: handing slots out in the order items were stored would scatter the
         // next fill across the slot table and make refills markedly slower.
-        self.free_slot = NULL;
-        for index in (0..self.slots.len()).rev() {
-            let slot = &mut self.slots[index];
+        let mut free = NULL;
+        for (index, slot) in self.slots.iter_mut().enumerate().rev() {
             let reusable = match slot.node {
                 RETIRED => false,
                 NULL => true,
                 _ => end_generation(slot),
             };
             if reusable {
-                slot.pos = self.free_slot;
-                self.free_slot = index as u32;
+                slot.pos = free;
+                free = index as u32;
             }
         }
+        self.free_slot = free;
         self.len = 0;
         self.collapse_all();
         // Node blocks are handed out last-freed first, and each keeps its item lists'
