@@ -11,6 +11,9 @@
 //!     ./target/release/examples/bulk_build_profile p1000
 //! ```
 //!
+//! With `PAIRS=1`, each build is followed by a serial search for all colliding pairs
+//! (`for_each_pair`), as the table bench's `pairs` rows time them from scratch.
+//!
 //! `pN` is N boxes of side 2 at constant density on a 0.25 grid (world side `sqrt(N) * 4`),
 //! the table bench's `pairs` workload in shape, from its own generator so that the driver
 //! needs no bench code. Without `PAR`, the `rayon` feature is not used.
@@ -58,6 +61,8 @@ fn main() {
     let mut tree: Quadtree<u32> = Quadtree::with_config(world, Config::default()).unwrap();
     let mut ids = Vec::new();
     let parallel = std::env::var("PAR").is_ok();
+    let with_pairs = std::env::var("PAIRS").is_ok();
+    let mut found = 0u64;
     let mut rebuild = |tree: &mut Quadtree<u32>| {
         tree.clear();
         ids.clear();
@@ -67,6 +72,12 @@ fn main() {
         } else {
             let items = rects.iter().enumerate().map(|(i, r)| (*r, i as u32));
             tree.insert_many(items, &mut ids).unwrap();
+        }
+        if with_pairs {
+            let _ = tree.for_each_pair(|_, _| {
+                found += 1;
+                std::ops::ControlFlow::<()>::Continue(())
+            });
         }
     };
     for _ in 0..3 {
@@ -81,7 +92,11 @@ fn main() {
     assert_eq!(tree.len(), rects.len());
     assert!(tree.validate().is_ok());
     println!(
-        "{name}: {per_build:.4} ms per build, {} nodes",
+        "{name}: {per_build:.4} ms per build{}, {} nodes",
+        if with_pairs { " and pair search" } else { "" },
         tree.nodes().len()
     );
+    if with_pairs {
+        println!("{found} pairs found in all");
+    }
 }

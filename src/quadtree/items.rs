@@ -302,6 +302,69 @@ where
     mask
 }
 
+/// For each 8-bit mask, the positions of its set bits, lowest first (the rest zero).
+const SET_BITS: [[u8; W]; 256] = {
+    let mut table = [[0u8; W]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut k, mut n) = (0, 0);
+        while k < W {
+            if mask >> k & 1 == 1 {
+                table[mask][n] = k as u8;
+                n += 1;
+            }
+            k += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// Hit positions of a region scan, collected block by block before the caller's closure
+/// sees them. Walking a block's mask bit by bit ends with a mispredicted branch whenever
+/// the count of hits varies from block to block, as it does where most items hit (a query
+/// among large, dense items); here a block with hits costs the same fixed stores whatever
+/// its mask, and the closure is then called in a loop whose end is predicted. Positions stay
+/// in scan order, so the hits come in the same order as bit by bit.
+pub(super) struct HitBatch {
+    pos: [u32; HitBatch::CAP + W],
+    n: usize,
+}
+
+impl HitBatch {
+    /// Positions held before the batch is reported; a block may write `W` more.
+    const CAP: usize = 8 * W;
+
+    #[inline(always)]
+    pub(super) fn new() -> Self {
+        HitBatch {
+            pos: [0; HitBatch::CAP + W],
+            n: 0,
+        }
+    }
+
+    /// Adds `base + k` for each set bit `k` of `mask` (below `1 << W`), without a branch per
+    /// bit: all `W` slots are written, and the count moves by the bits set. Returns whether
+    /// the batch is full and must be reported.
+    #[inline(always)]
+    pub(super) fn push(&mut self, base: usize, mask: u32) -> bool {
+        let ks = &SET_BITS[mask as usize & 0xff];
+        let at = self.n.min(HitBatch::CAP);
+        for (slot, &k) in self.pos[at..at + W].iter_mut().zip(ks) {
+            *slot = base as u32 + u32::from(k);
+        }
+        self.n = at + mask.count_ones() as usize;
+        self.n >= HitBatch::CAP
+    }
+
+    /// The positions collected, in order; empties the batch.
+    #[inline(always)]
+    pub(super) fn take(&mut self) -> &[u32] {
+        let n = std::mem::take(&mut self.n);
+        &self.pos[..n]
+    }
+}
+
 /// Below this many blocks a scan tests every block instead of the bands first: the two
 /// band tests would cost about as much as they save.
 const BANDED_BLOCKS: usize = 2;
@@ -1170,6 +1233,7 @@ impl<T> ItemList<T> {
             return self.scan_blocks(&r, from, f, hits);
         }
         let spans = self.spans(&r);
+        let mut batch = HitBatch::new();
         for &(start, end) in &spans.at[..spans.n] {
             let start = start.max(from);
             if start >= end {
@@ -1186,18 +1250,28 @@ impl<T> ItemList<T> {
                 if b == b1 {
                     mask &= last;
                 }
-                while mask != 0 {
-                    let k = mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    let e = &self.entries[b * W + k];
-                    let item = ItemRef {
-                        id: e.id.handle(self.tree),
-                        rect: lanes.get(k),
-                        value: &e.value,
-                    };
-                    f(item)?;
+                if mask != 0 && batch.push(b * W, mask) {
+                    self.report(&mut batch, &mut f)?;
                 }
             }
+        }
+        self.report(&mut batch, &mut f)
+    }
+
+    /// Calls `f` with the item at each position in `batch`, in order, until it breaks.
+    #[inline(always)]
+    fn report<'a, B, F>(&'a self, batch: &mut HitBatch, f: &mut F) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+    {
+        for &p in batch.take() {
+            let p = p as usize;
+            let e = &self.entries[p];
+            f(ItemRef {
+                id: e.id.handle(self.tree),
+                rect: self.lanes[p / W].get(p % W),
+                value: &e.value,
+            })?;
         }
         ControlFlow::Continue(())
     }
@@ -1226,22 +1300,15 @@ impl<T> ItemList<T> {
         } else {
             !0
         };
+        let mut batch = HitBatch::new();
         for (b, lanes) in blocks.iter().enumerate() {
-            let mut mask = hits(lanes, r) & skip;
+            let mask = hits(lanes, r) & skip;
             skip = !0;
-            while mask != 0 {
-                let k = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                let e = &self.entries[(first + b) * W + k];
-                let item = ItemRef {
-                    id: e.id.handle(self.tree),
-                    rect: lanes.get(k),
-                    value: &e.value,
-                };
-                f(item)?;
+            if mask != 0 && batch.push((first + b) * W, mask) {
+                self.report(&mut batch, &mut f)?;
             }
         }
-        ControlFlow::Continue(())
+        self.report(&mut batch, &mut f)
     }
 
     /// Calls `f` with each entry and the squared distance from `(x, y)` to its rectangle, as
@@ -1302,30 +1369,27 @@ impl<T> ItemList<T> {
         };
         // Entries are only looked up for hits: pairing each block with its slice of entries
         // cost more than the block test itself.
+        let mut batch = HitBatch::new();
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, &r);
-            if mask != 0 {
-                Self::push_hits(entries, tree, out, (first + b) * W, mask);
+            if mask != 0 && batch.push((first + b) * W, mask) {
+                Self::push_hits(entries, tree, out, &mut batch);
             }
         }
+        Self::push_hits(entries, tree, out, &mut batch);
     }
 
-    /// Appends the handles of the entries `base + k` for each bit `k` of `mask`. The entries
-    /// and the tree's id come as values read once per scan: read through `self`, the compiler
-    /// reloads them after every push, as `out`'s writes might change them.
+    /// Appends the handles of the entries at the positions in `batch`, emptying it. The
+    /// entries and the tree's id come as values read once per scan: read through `self`, the
+    /// compiler reloads them after every push, as `out`'s writes might change them.
     #[inline(always)]
-    fn push_hits(
-        entries: &[Entry<T>],
-        tree: TreeId,
-        out: &mut Vec<ItemId>,
-        base: usize,
-        mut mask: u32,
-    ) {
-        while mask != 0 {
-            let k = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            out.push(entries[base + k].id.handle(tree));
-        }
+    fn push_hits(entries: &[Entry<T>], tree: TreeId, out: &mut Vec<ItemId>, batch: &mut HitBatch) {
+        out.extend(
+            batch
+                .take()
+                .iter()
+                .map(|&p| entries[p as usize].id.handle(tree)),
+        );
     }
 
     /// As `gather`, over the spans of a list with runs.
@@ -1337,6 +1401,7 @@ impl<T> ItemList<T> {
         let r = *r;
         let (entries, tree) = (self.entries.as_slice(), self.tree);
         let spans = self.spans(&r);
+        let mut batch = HitBatch::new();
         for &(start, end) in &spans.at[..spans.n] {
             if start >= end {
                 continue;
@@ -1351,11 +1416,12 @@ impl<T> ItemList<T> {
                 if b == b1 {
                     mask &= last;
                 }
-                if mask != 0 {
-                    Self::push_hits(entries, tree, out, b * W, mask);
+                if mask != 0 && batch.push(b * W, mask) {
+                    Self::push_hits(entries, tree, out, &mut batch);
                 }
             }
         }
+        Self::push_hits(entries, tree, out, &mut batch);
     }
 
     /// Blocks of `W` rectangles: entry `p` is in block `p / W`.
@@ -1691,75 +1757,103 @@ mod tests {
         // Past 64 items the pair search joins the masks of more than one group of blocks.
         for n in (0..40).chain([63, 64, 65, 71, 130, 200]) {
             let (items, rects) = list(&mut rng, n);
+            // A random query, and one that meets every item (more hits than a batch holds).
             let r = rng.rect();
-            for from in 0..=n {
-                let want: Vec<usize> = (from..n).filter(|&i| rects[i].intersects(&r)).collect();
-                let mut dispatched = Vec::new();
-                let _ = items.for_each_hit(&r, from, |e| {
-                    assert_eq!(e.rect, rects[*e.value]);
-                    dispatched.push(*e.value);
-                    ControlFlow::<()>::Continue(())
-                });
-                let mut portable = Vec::new();
-                let _ = items.scan(
-                    &r,
-                    from,
-                    |e| {
-                        portable.push(*e.value);
-                        ControlFlow::<()>::Continue(())
-                    },
-                    hits_scalar,
-                );
-                assert_eq!((&dispatched, &portable), (&want, &want));
-            }
-            let want_hits: Vec<usize> = (0..n).filter(|&i| rects[i].intersects(&r)).collect();
-            let want: Vec<(usize, usize)> = (0..n)
-                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-                .filter(|&(i, j)| rects[i].intersects(&rects[j]))
-                .collect();
-            for hits in block_tests() {
-                // In list order, each hit once, and the items of the blocks tested counted.
-                let (mut found, mut tests) = (Vec::new(), 0);
-                let _ = items.for_each_hit_grouped(
-                    &r,
-                    |e| {
-                        assert_eq!(e.rect, rects[*e.value]);
-                        found.push(*e.value);
-                        ControlFlow::<()>::Continue(())
-                    },
-                    &hits,
-                    &mut tests,
-                );
-                assert_eq!((&found, tests), (&want_hits, n as u64), "{n} items");
-                // Each pair once, `a` before `b`, `b` in list order, then `a`.
-                let mut pairs = Vec::new();
-                let _ = items.for_each_pair_inside(
-                    |a, b| {
-                        assert_eq!((a.rect, b.rect), (rects[*a.value], rects[*b.value]));
-                        pairs.push((*a.value, *b.value));
-                        ControlFlow::<()>::Continue(())
-                    },
-                    &hits,
-                );
-                let mut sorted = pairs.clone();
-                sorted.sort_unstable_by_key(|&(a, b)| (b, a));
-                assert_eq!(pairs, sorted, "{n} items");
-                sorted.sort_unstable();
-                assert_eq!(sorted, want, "{n} items");
-            }
-            let want: Vec<u32> = (0..n)
-                .filter(|&i| rects[i].intersects(&r))
-                .map(|i| i as u32)
-                .collect();
-            let mut gathered = Vec::new();
-            items.gather_hits(&r, &mut gathered, Lanes::hits);
-            assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
-            if let Some(avx) = Avx::detect() {
-                gathered.clear();
-                avx.run(|| items.gather_hits(&r, &mut gathered, |l, r| l.hits_avx(avx, r)));
-                assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
+            for r in [r, Rect::new(-1.0, -1.0, 40.0, 40.0)] {
+                scans_find_what_brute_force_finds_for(&items, &rects, r);
             }
         }
+    }
+
+    fn scans_find_what_brute_force_finds_for(items: &ItemList<usize>, rects: &[Rect], r: Rect) {
+        let n = items.len();
+        for from in 0..=n {
+            let want: Vec<usize> = (from..n).filter(|&i| rects[i].intersects(&r)).collect();
+            let mut dispatched = Vec::new();
+            let _ = items.for_each_hit(&r, from, |e| {
+                assert_eq!(e.rect, rects[*e.value]);
+                dispatched.push(*e.value);
+                ControlFlow::<()>::Continue(())
+            });
+            let mut portable = Vec::new();
+            let _ = items.scan(
+                &r,
+                from,
+                |e| {
+                    portable.push(*e.value);
+                    ControlFlow::<()>::Continue(())
+                },
+                hits_scalar,
+            );
+            assert_eq!((&dispatched, &portable), (&want, &want));
+        }
+        let want_hits: Vec<usize> = (0..n).filter(|&i| rects[i].intersects(&r)).collect();
+        let want: Vec<(usize, usize)> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| rects[i].intersects(&rects[j]))
+            .collect();
+        for hits in block_tests() {
+            // In list order, each hit once, and the items of the blocks tested counted.
+            let (mut found, mut tests) = (Vec::new(), 0);
+            let _ = items.for_each_hit_grouped(
+                &r,
+                |e| {
+                    assert_eq!(e.rect, rects[*e.value]);
+                    found.push(*e.value);
+                    ControlFlow::<()>::Continue(())
+                },
+                &hits,
+                &mut tests,
+            );
+            assert_eq!((&found, tests), (&want_hits, n as u64), "{n} items");
+            // Each pair once, `a` before `b`, `b` in list order, then `a`.
+            let mut pairs = Vec::new();
+            let _ = items.for_each_pair_inside(
+                |a, b| {
+                    assert_eq!((a.rect, b.rect), (rects[*a.value], rects[*b.value]));
+                    pairs.push((*a.value, *b.value));
+                    ControlFlow::<()>::Continue(())
+                },
+                &hits,
+            );
+            let mut sorted = pairs.clone();
+            sorted.sort_unstable_by_key(|&(a, b)| (b, a));
+            assert_eq!(pairs, sorted, "{n} items");
+            sorted.sort_unstable();
+            assert_eq!(sorted, want, "{n} items");
+        }
+        let want: Vec<u32> = (0..n)
+            .filter(|&i| rects[i].intersects(&r))
+            .map(|i| i as u32)
+            .collect();
+        let mut gathered = Vec::new();
+        items.gather_hits(&r, &mut gathered, Lanes::hits);
+        assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
+        if let Some(avx) = Avx::detect() {
+            gathered.clear();
+            avx.run(|| items.gather_hits(&r, &mut gathered, |l, r| l.hits_avx(avx, r)));
+            assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
+        }
+    }
+
+    #[test]
+    fn a_hit_batch_holds_the_set_bits_in_order() {
+        for mask in 0u32..256 {
+            let want: Vec<u32> = (0..W as u32).filter(|k| mask >> k & 1 == 1).collect();
+            let mut batch = HitBatch::new();
+            assert!(!batch.push(16, mask));
+            let got: Vec<u32> = batch.take().iter().map(|p| p - 16).collect();
+            assert_eq!(got, want, "{mask:08b}");
+            assert!(batch.take().is_empty());
+        }
+        // Full once it holds `CAP` positions, and every one kept.
+        let mut batch = HitBatch::new();
+        let blocks = HitBatch::CAP / W;
+        for b in 0..blocks {
+            assert_eq!(batch.push(b * W, 0xff), b + 1 == blocks);
+        }
+        let all: Vec<u32> = (0..HitBatch::CAP as u32).collect();
+        assert_eq!(batch.take(), &all[..]);
     }
 
     #[test]
@@ -1897,7 +1991,13 @@ mod tests {
                     assert_eq!((items[at[v]].value, items.rect(at[v])), (v, *r));
                 }
             }
+            // Now and then a query that meets every item: more hits than one batch holds.
             let q = rng.rect();
+            let q = if step % 10 == 0 {
+                Rect::new(-1.0, -1.0, 40.0, 40.0)
+            } else {
+                q
+            };
             let want: Vec<usize> = (0..rects.len())
                 .filter(|&v| rects[v].is_some_and(|r| r.intersects(&q)))
                 .collect();

@@ -70,6 +70,14 @@
 //!   movement a query reads more of it; the unsorted entries are scanned whole; the pair
 //!   search reads whole groups, as before (its scans are small and many, and a dispatch on
 //!   runs cost it more than the runs saved).
+//! - **Region queries report their hits in batches.** A block with hits writes all eight of
+//!   its lanes' positions (from a table of each mask's set bits) into a small batch on the
+//!   stack and moves the batch's end by the count of hits; the caller's closure, or the push
+//!   into `out`, then runs over the batch. Walking each mask bit by bit mispredicts the end of
+//!   that walk whenever the count of hits varies between blocks, which is the common case
+//!   where a query meets many items (large, dense ones); a query that meets few tests mostly
+//!   empty masks and skips them with one predicted branch, as before. The hits keep their
+//!   order.
 //! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
 //!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to
 //!   update), even though they make more rectangle tests.
@@ -110,8 +118,8 @@
 //!   in a crowded leaf, a sort and sweep along x over its items and the ancestors' items that
 //!   reach it (a counting sort by columns, then blocks of eight: fewer tests, but sorting and
 //!   a sweep step per item cost more instructions than they saved at 50 items a leaf);
-//!   writing each block's hits with fixed-size stores into a batch, reported afterwards
-//!   (fewer mispredicts, more instructions).
+//!   in the pair search, writing each block's hits with fixed-size stores into a batch,
+//!   reported afterwards (fewer mispredicts, more instructions: its masks are mostly empty).
 
 // rustdoc lists the inherent impls of child modules before a module's own, in the order the
 // modules are declared, so the core impl is a child module declared first, on its own so that

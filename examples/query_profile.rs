@@ -1,0 +1,58 @@
+//! A driver for profiling region queries among a million boxes: builds the table bench's
+//! `boxes_1m_800x600` workload in shape (1,000,000 boxes 32x32 in 800x600, from its own
+//! generator), sorts the straddlers, then runs random 32x32 queries that visit their hits,
+//! and prints the time per query and the hits.
+//!
+//! ```text
+//! cargo build --release --example query_profile
+//! ./target/release/examples/query_profile 10000
+//! valgrind --tool=callgrind --toggle-collect='*for_each_in_rect*' \
+//!     ./target/release/examples/query_profile 2000
+//! ```
+
+use std::ops::ControlFlow;
+
+use quadstress::{Quadtree, Rect};
+
+/// A linear congruential generator: a fixed sequence with no dependency.
+fn next_unit(state: &mut u64) -> f32 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    ((*state >> 40) as f32) / (1u64 << 24) as f32
+}
+
+fn main() {
+    let queries: usize = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000);
+    let mut s = 7u64;
+    let world = Rect::new(0.0, 0.0, 800.0, 600.0);
+    let mut tree: Quadtree<u32> = Quadtree::new(world).unwrap();
+    let mut ids = Vec::new();
+    let items = (0..1_000_000u32).map(|i| {
+        let (x, y) = (next_unit(&mut s) * 768.0, next_unit(&mut s) * 568.0);
+        (Rect::from_min_size(x, y, 32.0, 32.0), i)
+    });
+    tree.insert_many(items, &mut ids).unwrap();
+    tree.sort_straddlers();
+    let rects: Vec<Rect> = (0..queries)
+        .map(|_| {
+            let (x, y) = (next_unit(&mut s) * 768.0, next_unit(&mut s) * 568.0);
+            Rect::from_min_size(x, y, 32.0, 32.0)
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    let mut hits = 0u64;
+    for q in &rects {
+        let _ = tree
+            .for_each_in_rect(q, |_| {
+                hits += 1;
+                ControlFlow::<()>::Continue(())
+            })
+            .unwrap();
+    }
+    let per_query = start.elapsed().as_secs_f64() * 1e6 / queries as f64;
+    println!("{queries} queries: {per_query:.2} us per query, {hits} hits");
+}
