@@ -208,10 +208,52 @@ impl Run {
         let below = self.ext + self.up;
         let lo = lo - below - (lo.abs() + below) * SLACK_ROUNDING;
         let hi = hi + self.down + (hi.abs() + self.down) * SLACK_ROUNDING;
-        let a = keys.partition_point(|&k| (k as f64) < lo);
-        let b = a + keys[a..].partition_point(|&k| (k as f64) <= hi);
+        // Keys lie along the line about as evenly as the items do: the window's start is
+        // first guessed from where `lo` falls between the first and last keys, then found by
+        // galloping from the guess. A bisection of a long run reads a key in a different cache
+        // line at each of its last steps; this reads a few keys near the window, which the
+        // scan reads next, and never more than twice the bisection's steps.
+        let a = match (keys.first(), keys.last()) {
+            (Some(&first), Some(&last)) if first < last => {
+                let (first, last) = (first as f64, last as f64);
+                let t = (lo - first) / (last - first);
+                let guess = (t * (keys.len() - 1) as f64).clamp(0.0, (keys.len() - 1) as f64);
+                gallop_partition(keys, guess as usize, |k| (k as f64) < lo)
+            }
+            _ => keys.partition_point(|&k| (k as f64) < lo),
+        };
+        // The window is short next to a long run: gallop from its start too.
+        let b = gallop_partition(keys, a, |k| (k as f64) <= hi);
         (self.start + a, self.start + b)
     }
+}
+
+/// The first index of `keys` whose key is not `below`, as `partition_point` finds it (`below`
+/// must hold for a prefix of the keys and for nothing after it), searched from index `guess`
+/// outwards in doubling steps, then bisected within the last step: O(log d) reads for an
+/// answer `d` away from the guess, all of them near the answer once the steps are short.
+fn gallop_partition(keys: &[f32], guess: usize, below: impl Fn(f32) -> bool) -> usize {
+    let n = keys.len();
+    if n == 0 {
+        return 0;
+    }
+    let g = guess.min(n - 1);
+    let (from, to) = if below(keys[g]) {
+        // The answer is past `g`: `keys[g + step / 2]` is below, `keys[g + step]` is not.
+        let mut step = 1;
+        while g + step < n && below(keys[g + step]) {
+            step *= 2;
+        }
+        (g + step / 2 + 1, (g + step).min(n))
+    } else {
+        // The answer is `g` or before: `keys[g - step / 2]` is not below, `keys[g - step]` is.
+        let mut step = 1;
+        while step <= g && !below(keys[g - step]) {
+            step *= 2;
+        }
+        (if step > g { 0 } else { g - step + 1 }, g - step / 2)
+    };
+    from + keys[from..to].partition_point(|&k| below(k))
 }
 
 /// Relative widening of the window bounds: well above the rounding of two `f64` additions.
@@ -1833,6 +1875,29 @@ mod tests {
             gathered.clear();
             avx.run(|| items.gather_hits(&r, &mut gathered, |l, r| l.hits_avx(avx, r)));
             assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
+        }
+    }
+
+    #[test]
+    fn galloping_finds_what_partition_point_finds() {
+        let mut rng = Lcg(23);
+        for n in 0..70 {
+            // Sorted keys with runs of equal ones, as a run's clamped keys have.
+            let mut keys: Vec<f32> = (0..n).map(|_| rng.coord()).collect();
+            keys.sort_by(f32::total_cmp);
+            for t in -1..=17 {
+                let t = t as f32;
+                let want = keys.partition_point(|&k| k < t);
+                let want_le = keys.partition_point(|&k| k <= t);
+                for guess in 0..=n + 2 {
+                    assert_eq!(
+                        gallop_partition(&keys, guess, |k| k < t),
+                        want,
+                        "{keys:?} {t}"
+                    );
+                    assert_eq!(gallop_partition(&keys, guess, |k| k <= t), want_le);
+                }
+            }
         }
     }
 
