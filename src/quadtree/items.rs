@@ -367,7 +367,9 @@ const SET_BITS: [[u8; W]; 256] = {
 /// the count of hits varies from block to block, as it does where most items hit (a query
 /// among large, dense items); here a block with hits costs the same fixed stores whatever
 /// its mask, and the closure is then called in a loop whose end is predicted. Positions stay
-/// in scan order, so the hits come in the same order as bit by bit.
+/// in scan order, so the hits come in the same order as bit by bit. A query lends one to
+/// every list it scans, made by the first scan that needs one: clearing it for every list,
+/// or for every query, cost small queries more than the batching saved.
 pub(super) struct HitBatch {
     pos: [u32; HitBatch::CAP + W],
     n: usize,
@@ -406,6 +408,12 @@ impl HitBatch {
         &self.pos[..n]
     }
 }
+
+/// A scan of fewer blocks than this (a leaf's few, or the window a small query leaves of a
+/// list) walks each block's mask bit by bit; a longer one reports through a [`HitBatch`].
+/// Short scans meet few items, and there the batch's fixed stores cost more than the
+/// mispredicts they save.
+const BATCHED_BLOCKS: usize = 8;
 
 /// Below this many blocks a scan tests every block instead of the bands first: the two
 /// band tests would cost about as much as they save.
@@ -1132,16 +1140,23 @@ impl<T> ItemList<T> {
     /// Calls `f` for every item at position `from` or later whose rectangle intersects `r`
     /// (closed), until `f` returns `Break`.
     #[inline]
-    pub(super) fn for_each_hit<'a, B, F>(&'a self, r: &Rect, from: usize, f: F) -> ControlFlow<B>
+    pub(super) fn for_each_hit<'a, B, F>(
+        &'a self,
+        r: &Rect,
+        from: usize,
+        batch: &mut Option<HitBatch>,
+        f: F,
+    ) -> ControlFlow<B>
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         if self.lanes.len() > from / W + 1 {
             if let Some(avx) = Avx::detect() {
-                return avx.run(move || self.scan_blocks(r, from, f, |l, r| l.hits_avx(avx, r)));
+                return avx
+                    .run(move || self.scan_blocks(r, from, batch, f, |l, r| l.hits_avx(avx, r)));
             }
         }
-        self.scan_blocks(r, from, f, Lanes::hits)
+        self.scan_blocks(r, from, batch, f, Lanes::hits)
     }
 
     /// As [`for_each_hit`](Self::for_each_hit) from position 0, reading only the window of
@@ -1149,26 +1164,37 @@ impl<T> ItemList<T> {
     /// `for_each_hit`, which tests every block of a group whose band `r` meets (the same
     /// answer), since its small scans would pay the dispatch and gain little.
     #[inline]
-    pub(super) fn for_each_hit_windowed<'a, B, F>(&'a self, r: &Rect, f: F) -> ControlFlow<B>
+    pub(super) fn for_each_hit_windowed<'a, B, F>(
+        &'a self,
+        r: &Rect,
+        batch: &mut Option<HitBatch>,
+        f: F,
+    ) -> ControlFlow<B>
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         if self.has_runs() {
-            return self.for_each_hit_in_spans(r, 0, f);
+            return self.for_each_hit_in_spans(r, 0, batch, f);
         }
-        self.for_each_hit(r, 0, f)
+        self.for_each_hit(r, 0, batch, f)
     }
 
     /// The scan of a list with runs, apart from the scan of lists without.
     #[inline(never)]
-    fn for_each_hit_in_spans<'a, B, F>(&'a self, r: &Rect, from: usize, f: F) -> ControlFlow<B>
+    fn for_each_hit_in_spans<'a, B, F>(
+        &'a self,
+        r: &Rect,
+        from: usize,
+        batch: &mut Option<HitBatch>,
+        f: F,
+    ) -> ControlFlow<B>
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         if let Some(avx) = Avx::detect() {
-            return avx.run(move || self.scan(r, from, f, |l, r| l.hits_avx(avx, r)));
+            return avx.run(move || self.scan(r, from, batch, f, |l, r| l.hits_avx(avx, r)));
         }
-        self.scan(r, from, f, Lanes::hits)
+        self.scan(r, from, batch, f, Lanes::hits)
     }
 
     /// Calls `f(a, b)` for every pair of items here whose rectangles intersect (closed),
@@ -1264,7 +1290,14 @@ impl<T> ItemList<T> {
 
     /// The scan behind both entry points: `hits` is the block test to use.
     #[inline(always)]
-    fn scan<'a, B, F, H>(&'a self, r: &Rect, from: usize, mut f: F, hits: H) -> ControlFlow<B>
+    fn scan<'a, B, F, H>(
+        &'a self,
+        r: &Rect,
+        from: usize,
+        batch: &mut Option<HitBatch>,
+        mut f: F,
+        hits: H,
+    ) -> ControlFlow<B>
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
         H: Fn(&Lanes, &Rect) -> u32,
@@ -1272,10 +1305,10 @@ impl<T> ItemList<T> {
         // A copy `f` cannot write to, so the query's edges are read once (see `gather`).
         let r = *r;
         if !self.has_runs() {
-            return self.scan_blocks(&r, from, f, hits);
+            return self.scan_blocks(&r, from, batch, f, hits);
         }
+        let batch = batch.get_or_insert_with(HitBatch::new);
         let spans = self.spans(&r);
-        let mut batch = HitBatch::new();
         for &(start, end) in &spans.at[..spans.n] {
             let start = start.max(from);
             if start >= end {
@@ -1293,11 +1326,11 @@ impl<T> ItemList<T> {
                     mask &= last;
                 }
                 if mask != 0 && batch.push(b * W, mask) {
-                    self.report(&mut batch, &mut f)?;
+                    self.report(batch, &mut f)?;
                 }
             }
         }
-        self.report(&mut batch, &mut f)
+        self.report(batch, &mut f)
     }
 
     /// Calls `f` with the item at each position in `batch`, in order, until it breaks.
@@ -1324,6 +1357,7 @@ impl<T> ItemList<T> {
         &'a self,
         r: &Rect,
         from: usize,
+        batch: &mut Option<HitBatch>,
         mut f: F,
         hits: H,
     ) -> ControlFlow<B>
@@ -1342,15 +1376,32 @@ impl<T> ItemList<T> {
         } else {
             !0
         };
-        let mut batch = HitBatch::new();
+        if blocks.len() < BATCHED_BLOCKS {
+            for (b, lanes) in blocks.iter().enumerate() {
+                let mut mask = hits(lanes, r) & skip;
+                skip = !0;
+                while mask != 0 {
+                    let k = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    let e = &self.entries[(first + b) * W + k];
+                    f(ItemRef {
+                        id: e.id.handle(self.tree),
+                        rect: lanes.get(k),
+                        value: &e.value,
+                    })?;
+                }
+            }
+            return ControlFlow::Continue(());
+        }
+        let batch = batch.get_or_insert_with(HitBatch::new);
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, r) & skip;
             skip = !0;
             if mask != 0 && batch.push((first + b) * W, mask) {
-                self.report(&mut batch, &mut f)?;
+                self.report(batch, &mut f)?;
             }
         }
-        self.report(&mut batch, &mut f)
+        self.report(batch, &mut f)
     }
 
     /// Calls `f` with each entry and the squared distance from `(x, y)` to its rectangle, as
@@ -1385,19 +1436,24 @@ impl<T> ItemList<T> {
     /// Most blocks a query tests hold no hit, so a block costs one test and one branch on its
     /// mask, and only hits are written to `out`.
     #[inline(always)]
-    pub(super) fn gather_hits<H>(&self, r: &Rect, out: &mut Vec<ItemId>, hits: H)
-    where
+    pub(super) fn gather_hits<H>(
+        &self,
+        r: &Rect,
+        out: &mut Vec<ItemId>,
+        batch: &mut Option<HitBatch>,
+        hits: H,
+    ) where
         H: Fn(&Lanes, &Rect) -> u32,
     {
         if self.has_runs() {
-            self.gather_spans(r, out, hits);
+            self.gather_spans(r, out, batch, hits);
         } else {
-            self.gather(r, out, hits);
+            self.gather(r, out, batch, hits);
         }
     }
 
     #[inline(always)]
-    fn gather<H>(&self, r: &Rect, out: &mut Vec<ItemId>, hits: H)
+    fn gather<H>(&self, r: &Rect, out: &mut Vec<ItemId>, batch: &mut Option<HitBatch>, hits: H)
     where
         H: Fn(&Lanes, &Rect) -> u32,
     {
@@ -1411,14 +1467,25 @@ impl<T> ItemList<T> {
         };
         // Entries are only looked up for hits: pairing each block with its slice of entries
         // cost more than the block test itself.
-        let mut batch = HitBatch::new();
+        if blocks.len() < BATCHED_BLOCKS {
+            for (b, lanes) in blocks.iter().enumerate() {
+                let mut mask = hits(lanes, &r);
+                while mask != 0 {
+                    let k = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    out.push(entries[(first + b) * W + k].id.handle(tree));
+                }
+            }
+            return;
+        }
+        let batch = batch.get_or_insert_with(HitBatch::new);
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, &r);
             if mask != 0 && batch.push((first + b) * W, mask) {
-                Self::push_hits(entries, tree, out, &mut batch);
+                Self::push_hits(entries, tree, out, batch);
             }
         }
-        Self::push_hits(entries, tree, out, &mut batch);
+        Self::push_hits(entries, tree, out, batch);
     }
 
     /// Appends the handles of the entries at the positions in `batch`, emptying it. The
@@ -1436,14 +1503,19 @@ impl<T> ItemList<T> {
 
     /// As `gather`, over the spans of a list with runs.
     #[inline(always)]
-    fn gather_spans<H>(&self, r: &Rect, out: &mut Vec<ItemId>, hits: H)
-    where
+    fn gather_spans<H>(
+        &self,
+        r: &Rect,
+        out: &mut Vec<ItemId>,
+        batch: &mut Option<HitBatch>,
+        hits: H,
+    ) where
         H: Fn(&Lanes, &Rect) -> u32,
     {
         let r = *r;
         let (entries, tree) = (self.entries.as_slice(), self.tree);
+        let batch = batch.get_or_insert_with(HitBatch::new);
         let spans = self.spans(&r);
-        let mut batch = HitBatch::new();
         for &(start, end) in &spans.at[..spans.n] {
             if start >= end {
                 continue;
@@ -1459,11 +1531,11 @@ impl<T> ItemList<T> {
                     mask &= last;
                 }
                 if mask != 0 && batch.push(b * W, mask) {
-                    Self::push_hits(entries, tree, out, &mut batch);
+                    Self::push_hits(entries, tree, out, batch);
                 }
             }
         }
-        Self::push_hits(entries, tree, out, &mut batch);
+        Self::push_hits(entries, tree, out, batch);
     }
 
     /// Blocks of `W` rectangles: entry `p` is in block `p / W`.
@@ -1812,7 +1884,7 @@ mod tests {
         for from in 0..=n {
             let want: Vec<usize> = (from..n).filter(|&i| rects[i].intersects(&r)).collect();
             let mut dispatched = Vec::new();
-            let _ = items.for_each_hit(&r, from, |e| {
+            let _ = items.for_each_hit(&r, from, &mut None, |e| {
                 assert_eq!(e.rect, rects[*e.value]);
                 dispatched.push(*e.value);
                 ControlFlow::<()>::Continue(())
@@ -1821,6 +1893,7 @@ mod tests {
             let _ = items.scan(
                 &r,
                 from,
+                &mut None,
                 |e| {
                     portable.push(*e.value);
                     ControlFlow::<()>::Continue(())
@@ -1869,11 +1942,11 @@ mod tests {
             .map(|i| i as u32)
             .collect();
         let mut gathered = Vec::new();
-        items.gather_hits(&r, &mut gathered, Lanes::hits);
+        items.gather_hits(&r, &mut gathered, &mut None, Lanes::hits);
         assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
         if let Some(avx) = Avx::detect() {
             gathered.clear();
-            avx.run(|| items.gather_hits(&r, &mut gathered, |l, r| l.hits_avx(avx, r)));
+            avx.run(|| items.gather_hits(&r, &mut gathered, &mut None, |l, r| l.hits_avx(avx, r)));
             assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
         }
     }
@@ -2067,7 +2140,7 @@ mod tests {
                 .filter(|&v| rects[v].is_some_and(|r| r.intersects(&q)))
                 .collect();
             let mut found = Vec::new();
-            let _ = items.for_each_hit(&q, 0, |e| {
+            let _ = items.for_each_hit(&q, 0, &mut None, |e| {
                 found.push(*e.value);
                 ControlFlow::<()>::Continue(())
             });
@@ -2087,7 +2160,7 @@ mod tests {
             assert_eq!(grouped, want);
             let sorted_gather = |hits: &dyn Fn(&Lanes, &Rect) -> u32| {
                 let mut gathered = Vec::new();
-                items.gather_hits(&q, &mut gathered, hits);
+                items.gather_hits(&q, &mut gathered, &mut None, hits);
                 let mut gathered: Vec<usize> =
                     gathered.iter().map(|id| id.index as usize).collect();
                 gathered.sort_unstable();
@@ -2105,6 +2178,7 @@ mod tests {
             let _ = items.scan(
                 &q,
                 from,
+                &mut None,
                 |e| {
                     portable.push(*e.value);
                     ControlFlow::<()>::Continue(())
@@ -2160,7 +2234,7 @@ mod tests {
             let tested = (b > a).then_some((a, b - a));
             assert_eq!(tested, want_blocks, "{q:?}");
             let mut got = Vec::new();
-            let _ = items.for_each_hit(&q, 0, |it| {
+            let _ = items.for_each_hit(&q, 0, &mut None, |it| {
                 got.push(*it.value);
                 ControlFlow::<()>::Continue(())
             });
@@ -2176,7 +2250,7 @@ mod tests {
         let (items, _) = list(&mut rng, 30);
         let everything = Rect::new(-1.0, -1.0, 100.0, 100.0);
         let mut seen = 0;
-        let flow = items.for_each_hit(&everything, 0, |_| {
+        let flow = items.for_each_hit(&everything, 0, &mut None, |_| {
             seen += 1;
             if seen == 5 {
                 ControlFlow::Break(())

@@ -128,12 +128,15 @@ impl<T> Quadtree<T> {
         let mut counts = QueryCounts::default();
         // The walk of `walk_rect_hits`, spelled out to see each node's index and list.
         let mut stack = NodeStack::new(0);
+        let mut batch = None;
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
             counts.nodes_visited += 1;
             counts.items_tested += node.items.len();
             visit(&self.node_info(n, node));
-            if let ControlFlow::Break(b) = node.items.for_each_hit_windowed(query, &mut f) {
+            if let ControlFlow::Break(b) =
+                node.items.for_each_hit_windowed(query, &mut batch, &mut f)
+            {
                 return Ok((ControlFlow::Break(b), counts));
             }
             self.push_children(&mut stack, node, range);
@@ -165,15 +168,18 @@ impl<T> Quadtree<T> {
         // bands the query misses costs one band test, and the walk between the scans stays
         // small (compiling the whole walk for AVX made it spill more than the calls cost).
         let range = self.cell_range(query);
+        let mut batch = None;
         if let Some(avx) = Avx::detect() {
             self.gather_in_range(range, out, |items, out| {
                 if !items.misses(query) {
-                    avx.run(|| items.gather_hits(query, out, |l, r| l.hits_avx(avx, r)));
+                    avx.run(|| {
+                        items.gather_hits(query, out, &mut batch, |l, r| l.hits_avx(avx, r))
+                    });
                 }
             });
         } else {
             self.gather_in_range(range, out, |items, out| {
-                items.gather_hits(query, out, Lanes::hits)
+                items.gather_hits(query, out, &mut batch, Lanes::hits)
             });
         }
         Ok(out.len() - before)

@@ -195,8 +195,9 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
+        let mut batch = None;
         self.walk_range(self.cell_range(query), |node| {
-            node.items.for_each_hit_windowed(query, &mut f)
+            node.items.for_each_hit_windowed(query, &mut batch, &mut f)
         })
     }
 
