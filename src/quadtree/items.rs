@@ -409,6 +409,9 @@ impl HitBatch {
     }
 }
 
+/// The mask of a block whose every lane hits.
+const FULL_BLOCK: u32 = (1 << W) - 1;
+
 /// A scan of fewer blocks than this (a leaf's few, or the window a small query leaves of a
 /// list) walks each block's mask bit by bit; a longer one reports through a [`HitBatch`].
 /// Short scans meet few items, and there the batch's fixed stores cost more than the
@@ -1325,7 +1328,17 @@ impl<T> ItemList<T> {
                 if b == b1 {
                     mask &= last;
                 }
-                if mask != 0 && batch.push(b * W, mask) {
+                if mask == FULL_BLOCK {
+                    // Every lane hits: no bit walk to mispredict, and the block is at hand.
+                    self.report(batch, &mut f)?;
+                    for (k, e) in self.entries[b * W..][..W].iter().enumerate() {
+                        f(ItemRef {
+                            id: e.id.handle(self.tree),
+                            rect: lanes.get(k),
+                            value: &e.value,
+                        })?;
+                    }
+                } else if mask != 0 && batch.push(b * W, mask) {
                     self.report(batch, &mut f)?;
                 }
             }
@@ -1397,7 +1410,17 @@ impl<T> ItemList<T> {
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, r) & skip;
             skip = !0;
-            if mask != 0 && batch.push((first + b) * W, mask) {
+            let b = first + b;
+            if mask == FULL_BLOCK {
+                self.report(batch, &mut f)?;
+                for (k, e) in self.entries[b * W..][..W].iter().enumerate() {
+                    f(ItemRef {
+                        id: e.id.handle(self.tree),
+                        rect: lanes.get(k),
+                        value: &e.value,
+                    })?;
+                }
+            } else if mask != 0 && batch.push(b * W, mask) {
                 self.report(batch, &mut f)?;
             }
         }
@@ -1481,7 +1504,11 @@ impl<T> ItemList<T> {
         let batch = batch.get_or_insert_with(HitBatch::new);
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, &r);
-            if mask != 0 && batch.push((first + b) * W, mask) {
+            let b = first + b;
+            if mask == FULL_BLOCK {
+                Self::push_hits(entries, tree, out, batch);
+                out.extend(entries[b * W..][..W].iter().map(|e| e.id.handle(tree)));
+            } else if mask != 0 && batch.push(b * W, mask) {
                 Self::push_hits(entries, tree, out, batch);
             }
         }
@@ -1530,7 +1557,10 @@ impl<T> ItemList<T> {
                 if b == b1 {
                     mask &= last;
                 }
-                if mask != 0 && batch.push(b * W, mask) {
+                if mask == FULL_BLOCK {
+                    Self::push_hits(entries, tree, out, batch);
+                    out.extend(entries[b * W..][..W].iter().map(|e| e.id.handle(tree)));
+                } else if mask != 0 && batch.push(b * W, mask) {
                     Self::push_hits(entries, tree, out, batch);
                 }
             }
@@ -1871,9 +1901,14 @@ mod tests {
         // Past 64 items the pair search joins the masks of more than one group of blocks.
         for n in (0..40).chain([63, 64, 65, 71, 130, 200]) {
             let (items, rects) = list(&mut rng, n);
-            // A random query, and one that meets every item (more hits than a batch holds).
+            // A random query, one that meets every item (more hits than a batch holds, every
+            // block whole) and one that meets about half (whole blocks between partial ones).
             let r = rng.rect();
-            for r in [r, Rect::new(-1.0, -1.0, 40.0, 40.0)] {
+            for r in [
+                r,
+                Rect::new(-1.0, -1.0, 40.0, 40.0),
+                Rect::new(-1.0, 3.0, 40.0, 11.0),
+            ] {
                 scans_find_what_brute_force_finds_for(&items, &rects, r);
             }
         }
@@ -2129,12 +2164,13 @@ mod tests {
                     assert_eq!((items[at[v]].value, items.rect(at[v])), (v, *r));
                 }
             }
-            // Now and then a query that meets every item: more hits than one batch holds.
+            // Now and then a query that meets every item (more hits than one batch holds) or
+            // about half of them.
             let q = rng.rect();
-            let q = if step % 10 == 0 {
-                Rect::new(-1.0, -1.0, 40.0, 40.0)
-            } else {
-                q
+            let q = match step % 10 {
+                0 => Rect::new(-1.0, -1.0, 40.0, 40.0),
+                5 => Rect::new(-1.0, 3.0, 40.0, 11.0),
+                _ => q,
             };
             let want: Vec<usize> = (0..rects.len())
                 .filter(|&v| rects[v].is_some_and(|r| r.intersects(&q)))
