@@ -110,12 +110,13 @@ impl<T> Default for BulkScratch<T> {
 }
 
 impl<T> BulkScratch<T> {
-    /// Forgets the staged items, keeping every buffer's allocation.
+    /// Forgets the staged items, keeping every buffer's allocation. `grouped` and `order`
+    /// keep their lengths too: a grouping writes each of their places exactly once, so
+    /// clearing them first would write them twice a build (`grouped` only ever holds items
+    /// whose payloads were taken).
     pub(super) fn clear_items(&mut self) {
         self.items.clear();
-        self.grouped.clear();
         self.routes.clear();
-        self.order.clear();
     }
 
     /// An empty count for every cell of a tree of `depth` levels below the root.
@@ -324,6 +325,8 @@ impl<T> Quadtree<T> {
                 }
             }
         }
+        // The slots last, in one pass of their own: their writes scatter over the slot
+        // table, and interleaved with the fill's they cost more than the extra pass.
         b.clear_items();
         self.bulk = b;
         self.point_slots();
@@ -484,7 +487,6 @@ impl<T> BulkScratch<T> {
             self.ends[k + 1] += self.ends[k];
         }
         debug_assert_eq!(self.ends[nodes] as usize, self.routes.len());
-        self.order.clear();
         self.order.resize(self.routes.len(), 0);
         if !move_items {
             for (i, &d) in self.routes.iter().enumerate() {
@@ -498,7 +500,8 @@ impl<T> BulkScratch<T> {
         // The items move into node order, read in input order and written once each: the
         // lists are then filled from consecutive items. Reading them through `order` would
         // jump through memory once per item wherever the input is not in space order.
-        self.grouped.clear();
+        // Only new places are made: the others hold taken items and are all overwritten below.
+        debug_assert!(self.grouped.iter().all(|g| g.value.is_none()));
         self.grouped.resize_with(self.items.len(), || Staged {
             rect: Rect::new(0.0, 0.0, 0.0, 0.0),
             key: SlotKey {
@@ -647,6 +650,54 @@ pub(super) mod tests {
             }
             for (a, b) in light.slots.iter().zip(&heavy.slots) {
                 assert_eq!((a.generation, a.node, a.pos), (b.generation, b.node, b.pos));
+            }
+        }
+    }
+
+    /// A tree rebuilt again and again with large payloads (grouped by moving the items, whose
+    /// buffers keep their lengths between builds) makes, each time, the lists and slots a
+    /// fresh tree makes from the same items: more items than the last build, fewer, and items
+    /// added to ones already stored.
+    #[test]
+    fn repeated_large_builds_match_fresh_ones() {
+        type Heavy = (String, [u64; 40]);
+        let heavy = |i: usize| (i.to_string(), [i as u64; 40]);
+        let world = Rect::new(0.0, 0.0, 100.0, 80.0);
+        let config = Config::default();
+        let mut reused = Quadtree::with_config(world, config).unwrap();
+        let mut ids = Vec::new();
+        for (n, stored) in [(30_000, 0), (45_000, 0), (26_000, 0), (20_000, 10_000)] {
+            assert!((n + stored) * std::mem::size_of::<Staged<Heavy>>() > INDEXED_FILL_MAX_BYTES);
+            let mut fresh = Quadtree::with_config(world, config).unwrap();
+            let mut fresh_ids = Vec::new();
+            reused.clear();
+            ids.clear();
+            for range in [n..n + stored, 0..n] {
+                let items = range.clone().map(|i| (rect_of(i), heavy(i)));
+                reused.insert_many(items, &mut ids).unwrap();
+                let items = range.map(|i| (rect_of(i), heavy(i)));
+                fresh.insert_many(items, &mut fresh_ids).unwrap();
+            }
+            // Handles differ (a cleared tree's slots are a generation on), the lists do not.
+            reused.validate().unwrap();
+            assert_eq!(ids.len(), fresh_ids.len());
+            // The reused tree keeps the node blocks of earlier, deeper shapes: its live nodes
+            // are the fresh tree's, in the same order.
+            let live = |t: &Quadtree<Heavy>| t.nodes.iter().filter(|n| n.live).count();
+            assert_eq!(live(&reused), live(&fresh));
+            let reused_live = reused.nodes.iter().filter(|n| n.live);
+            for (a, b) in reused_live.zip(fresh.nodes.iter().filter(|n| n.live)) {
+                assert_eq!((a.level, a.cx, a.cy), (b.level, b.cx, b.cy));
+                assert_eq!(a.items.len(), b.items.len());
+                for p in 0..a.items.len() {
+                    assert_eq!(a.items[p].id.index, b.items[p].id.index);
+                    assert_eq!(a.items[p].value, b.items[p].value);
+                    assert_eq!(a.items.rect(p), b.items.rect(p));
+                }
+            }
+            for (i, &id) in ids.iter().enumerate() {
+                let v = if i < stored { n + i } else { i - stored };
+                assert_eq!(reused.get(id), Some(&heavy(v)));
             }
         }
     }
