@@ -133,6 +133,25 @@ impl<T> BulkScratch<T> {
     }
 }
 
+/// The handles a bulk insert appends to the caller's `ids` while it stages: unless kept,
+/// they are taken back when it ends, by a refusal or by a panic in the caller's iterator.
+struct HandlesOut<'a> {
+    ids: &'a mut Vec<ItemId>,
+    from: usize,
+}
+
+impl HandlesOut<'_> {
+    fn keep(&mut self) {
+        self.from = self.ids.len();
+    }
+}
+
+impl Drop for HandlesOut<'_> {
+    fn drop(&mut self) {
+        self.ids.truncate(self.from);
+    }
+}
+
 impl<T> Quadtree<T> {
     /// Inserts many items at once and appends their handles to `ids`, in input order.
     ///
@@ -153,7 +172,7 @@ impl<T> Quadtree<T> {
     /// [`QuadtreeError::Full`] if the handles would run out (more than
     /// [`MAX_ITEMS`](crate::MAX_ITEMS) slots, freed ones included; refused as soon as the
     /// iterator passes that). The first error found is returned; the tree and `ids` are
-    /// unchanged then.
+    /// unchanged then, as they are if the iterator panics.
     ///
     /// ```
     /// use quadstress::{Quadtree, QuadtreeError, Rect};
@@ -177,17 +196,27 @@ impl<T> Quadtree<T> {
     where
         I: IntoIterator<Item = (Rect, T)>,
     {
-        // Stage 1: stage, check and place everything before touching the tree.
+        // Stage 1: stage, check and place every item, and give it its handle, in one pass.
+        // Handles come from the free chain, which is only read, then from slots past the end
+        // of the table, made once every item is in: a refusal (or a panic in the caller's
+        // iterator) leaves the tree as it was, and takes back what was written to `ids`.
         let mut b = std::mem::take(&mut self.bulk);
         b.clear_items();
         b.reset_cells(self.config.max_depth);
-        let placeholder = SlotKey {
-            index: NULL,
-            generation: 0,
+        let items = items.into_iter();
+        if ids.try_reserve(items.size_hint().0).is_err() {
+            self.bulk = b;
+            return Err(QuadtreeError::OutOfMemory);
+        }
+        let mut out = HandlesOut {
+            from: ids.len(),
+            ids,
         };
+        let slots_before = self.slots.len();
+        let (mut free, mut new_slots) = (self.free_slot, 0);
         // Only as many as could ever get a handle are staged: an endless iterator is refused
         // once it passes the limit, not after it has filled memory.
-        let room = MAX_ITEMS.saturating_sub(self.slots.len());
+        let room = MAX_ITEMS.saturating_sub(slots_before);
         for (rect, value) in items {
             let refused = match rect.check() {
                 Err(e) => Some(e),
@@ -202,16 +231,42 @@ impl<T> Quadtree<T> {
             let cell = self.cell_index(&rect);
             b.cells[cell as usize] += 1;
             b.routes.push(cell);
+            // The slot `alloc_slot` would hand out: the free chain's head, else a new one.
+            let key = if free != NULL {
+                let slot = &self.slots[free as usize];
+                let key = SlotKey {
+                    index: free,
+                    generation: slot.generation,
+                };
+                free = slot.pos;
+                key
+            } else {
+                new_slots += 1;
+                SlotKey {
+                    index: (slots_before + new_slots - 1) as u32,
+                    generation: 0,
+                }
+            };
+            out.ids.push(key.handle(self.tree));
             b.items.push(Staged {
                 rect,
-                key: placeholder,
+                key,
                 value: Some(value),
             });
         }
+        out.keep();
+        self.slots.resize(
+            slots_before + new_slots,
+            Slot {
+                generation: 0,
+                node: NULL,
+                pos: NULL,
+            },
+        );
+        self.free_slot = free;
+        self.len += b.items.len();
         let added = b.items.len();
         self.bulk = b;
-        // Stage 2: handles. Cannot fail now: the room check above bounds the slot table.
-        self.stage_handles(added, ids)?;
         // Stage 3: everything already stored joins the staging area, and all is placed anew.
         self.stage_stored();
         self.place_staged(0, |_| unreachable!("every payload is staged"));
@@ -699,6 +754,57 @@ pub(super) mod tests {
                 let v = if i < stored { n + i } else { i - stored };
                 assert_eq!(reused.get(id), Some(&heavy(v)));
             }
+        }
+    }
+
+    /// A refused batch or a batch whose iterator panics half-way leaves the tree, its free
+    /// chain and the caller's handles as they were, and the next batch gets the handles it
+    /// would have got.
+    #[test]
+    fn a_refused_or_panicking_batch_changes_nothing() {
+        let world = Rect::new(0.0, 0.0, 100.0, 80.0);
+        let mut tree = Quadtree::new(world).unwrap();
+        let mut ids = Vec::new();
+        tree.insert_many((0..500).map(|i| (rect_of(i), i as u32)), &mut ids)
+            .unwrap();
+        // Free some slots, so that handles come from the free chain and from new slots.
+        for &id in ids.iter().step_by(3) {
+            tree.remove(id).unwrap();
+        }
+        ids.retain(|&id| tree.get(id).is_some());
+        let (len, kept) = (tree.len(), ids.clone());
+        let bad = (0..400).map(|i| {
+            let r = if i == 399 {
+                Rect::new(f32::NAN, 0.0, 1.0, 1.0)
+            } else {
+                rect_of(i)
+            };
+            (r, i as u32)
+        });
+        assert_eq!(
+            tree.insert_many(bad, &mut ids),
+            Err(QuadtreeError::NonFinite)
+        );
+        assert_eq!((tree.len(), &ids), (len, &kept));
+        tree.validate().unwrap();
+        let panicking = (0..400).map(|i| {
+            assert!(i < 399, "the caller's iterator panics");
+            (rect_of(i), i as u32)
+        });
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tree.insert_many(panicking, &mut ids)
+        }));
+        assert!(caught.is_err());
+        assert_eq!((tree.len(), &ids), (len, &kept));
+        tree.validate().unwrap();
+        // The same batch, good now, gets the handles one-by-one inserts would get.
+        let mut one_by_one = tree.clone();
+        tree.insert_many((0..400).map(|i| (rect_of(i), i as u32)), &mut ids)
+            .unwrap();
+        tree.validate().unwrap();
+        for (i, &id) in ids[kept.len()..].iter().enumerate() {
+            assert_eq!(one_by_one.insert(rect_of(i), i as u32).unwrap(), id);
+            assert_eq!(tree.get(id), Some(&(i as u32)));
         }
     }
 
