@@ -1153,13 +1153,25 @@ impl<T> ItemList<T> {
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
+        // Long and short scans are separate calls into the AVX-compiled code: in one body,
+        // the long scan's batching made every short scan's call dearer.
+        let (first, end) = self.block_window(r, from);
+        if end.saturating_sub(first) >= BATCHED_BLOCKS {
+            if let Some(avx) = Avx::detect() {
+                return avx.run(move || {
+                    self.scan_long(r, from, (first, end), batch, f, |l, r| l.hits_avx(avx, r))
+                });
+            }
+            return self.scan_long(r, from, (first, end), batch, f, Lanes::hits);
+        }
         if self.lanes.len() > from / W + 1 {
             if let Some(avx) = Avx::detect() {
-                return avx
-                    .run(move || self.scan_blocks(r, from, batch, f, |l, r| l.hits_avx(avx, r)));
+                return avx.run(move || {
+                    self.scan_short(r, from, (first, end), f, |l, r| l.hits_avx(avx, r))
+                });
             }
         }
-        self.scan_blocks(r, from, batch, f, Lanes::hits)
+        self.scan_short(r, from, (first, end), f, Lanes::hits)
     }
 
     /// As [`for_each_hit`](Self::for_each_hit) from position 0, reading only the window of
@@ -1371,6 +1383,46 @@ impl<T> ItemList<T> {
         r: &Rect,
         from: usize,
         batch: &mut Option<HitBatch>,
+        f: F,
+        hits: H,
+    ) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
+        let (first, end) = self.block_window(r, from);
+        if end.saturating_sub(first) >= BATCHED_BLOCKS {
+            self.scan_long(r, from, (first, end), batch, f, hits)
+        } else {
+            self.scan_short(r, from, (first, end), f, hits)
+        }
+    }
+
+    /// The blocks a scan from position `from` tests: the bands' window of them, from the
+    /// block holding `from` on.
+    #[inline(always)]
+    fn block_window(&self, r: &Rect, from: usize) -> (usize, usize) {
+        let (lo, hi) = self.window(r);
+        ((from / W).max(lo), hi)
+    }
+
+    /// The first lanes of a scan's first block that come before `from`, masked off.
+    #[inline(always)]
+    fn first_skip(first: usize, from: usize) -> u32 {
+        if first == from / W {
+            !0u32 << (from % W)
+        } else {
+            !0
+        }
+    }
+
+    /// A short scan of `blocks`, each mask walked bit by bit.
+    #[inline(always)]
+    fn scan_short<'a, B, F, H>(
+        &'a self,
+        r: &Rect,
+        from: usize,
+        (first, end): (usize, usize),
         mut f: F,
         hits: H,
     ) -> ControlFlow<B>
@@ -1378,34 +1430,46 @@ impl<T> ItemList<T> {
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
         H: Fn(&Lanes, &Rect) -> u32,
     {
-        let (lo, hi) = self.window(r);
-        let first = (from / W).max(lo);
-        let Some(blocks) = self.lanes.get(first..hi) else {
+        let Some(blocks) = self.lanes.get(first..end) else {
             return ControlFlow::Continue(());
         };
-        // Lanes before `from` in its block are masked off.
-        let mut skip = if first == from / W {
-            !0u32 << (from % W)
-        } else {
-            !0
-        };
-        if blocks.len() < BATCHED_BLOCKS {
-            for (b, lanes) in blocks.iter().enumerate() {
-                let mut mask = hits(lanes, r) & skip;
-                skip = !0;
-                while mask != 0 {
-                    let k = mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    let e = &self.entries[(first + b) * W + k];
-                    f(ItemRef {
-                        id: e.id.handle(self.tree),
-                        rect: lanes.get(k),
-                        value: &e.value,
-                    })?;
-                }
+        let mut skip = Self::first_skip(first, from);
+        for (b, lanes) in blocks.iter().enumerate() {
+            let mut mask = hits(lanes, r) & skip;
+            skip = !0;
+            while mask != 0 {
+                let k = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let e = &self.entries[(first + b) * W + k];
+                f(ItemRef {
+                    id: e.id.handle(self.tree),
+                    rect: lanes.get(k),
+                    value: &e.value,
+                })?;
             }
-            return ControlFlow::Continue(());
         }
+        ControlFlow::Continue(())
+    }
+
+    /// A long scan of `blocks`, reported through a [`HitBatch`] (whole blocks straight).
+    #[inline(always)]
+    fn scan_long<'a, B, F, H>(
+        &'a self,
+        r: &Rect,
+        from: usize,
+        (first, end): (usize, usize),
+        batch: &mut Option<HitBatch>,
+        mut f: F,
+        hits: H,
+    ) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
+        let Some(blocks) = self.lanes.get(first..end) else {
+            return ControlFlow::Continue(());
+        };
+        let mut skip = Self::first_skip(first, from);
         let batch = batch.get_or_insert_with(HitBatch::new);
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, r) & skip;
@@ -1469,38 +1533,85 @@ impl<T> ItemList<T> {
         H: Fn(&Lanes, &Rect) -> u32,
     {
         if self.has_runs() {
-            self.gather_spans(r, out, batch, hits);
+            return self.gather_spans(r, out, batch, hits);
+        }
+        let (first, end) = self.window(r);
+        if end.saturating_sub(first) >= BATCHED_BLOCKS {
+            self.gather_long(r, out, (first, end), batch, hits);
         } else {
-            self.gather(r, out, batch, hits);
+            self.gather_short(r, out, (first, end), hits);
         }
     }
 
+    /// As [`gather_hits`](Self::gather_hits) with AVX: the long and the short scans are
+    /// separate calls into the AVX-compiled code, as in `for_each_hit`.
     #[inline(always)]
-    fn gather<H>(&self, r: &Rect, out: &mut Vec<ItemId>, batch: &mut Option<HitBatch>, hits: H)
-    where
+    pub(super) fn gather_hits_avx(
+        &self,
+        r: &Rect,
+        out: &mut Vec<ItemId>,
+        batch: &mut Option<HitBatch>,
+        avx: Avx,
+    ) {
+        let hits = move |l: &Lanes, r: &Rect| l.hits_avx(avx, r);
+        if self.has_runs() {
+            return avx.run(|| self.gather_spans(r, out, batch, hits));
+        }
+        let (first, end) = self.window(r);
+        if end.saturating_sub(first) >= BATCHED_BLOCKS {
+            avx.run(|| self.gather_long(r, out, (first, end), batch, hits));
+        } else {
+            avx.run(|| self.gather_short(r, out, (first, end), hits));
+        }
+    }
+
+    /// A short gather: each mask walked bit by bit.
+    #[inline(always)]
+    fn gather_short<H>(
+        &self,
+        r: &Rect,
+        out: &mut Vec<ItemId>,
+        (first, end): (usize, usize),
+        hits: H,
+    ) where
         H: Fn(&Lanes, &Rect) -> u32,
     {
         // A copy the compiler knows `out` cannot alias, so the query's edges are read (and
         // broadcast) once, not once per block.
         let r = *r;
         let (entries, tree) = (self.entries.as_slice(), self.tree);
-        let (first, last) = self.window(&r);
-        let Some(blocks) = self.lanes.get(first..last) else {
+        let Some(blocks) = self.lanes.get(first..end) else {
             return;
         };
         // Entries are only looked up for hits: pairing each block with its slice of entries
         // cost more than the block test itself.
-        if blocks.len() < BATCHED_BLOCKS {
-            for (b, lanes) in blocks.iter().enumerate() {
-                let mut mask = hits(lanes, &r);
-                while mask != 0 {
-                    let k = mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    out.push(entries[(first + b) * W + k].id.handle(tree));
-                }
+        for (b, lanes) in blocks.iter().enumerate() {
+            let mut mask = hits(lanes, &r);
+            while mask != 0 {
+                let k = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                out.push(entries[(first + b) * W + k].id.handle(tree));
             }
-            return;
         }
+    }
+
+    /// A long gather, through a [`HitBatch`] (whole blocks straight).
+    #[inline(always)]
+    fn gather_long<H>(
+        &self,
+        r: &Rect,
+        out: &mut Vec<ItemId>,
+        (first, end): (usize, usize),
+        batch: &mut Option<HitBatch>,
+        hits: H,
+    ) where
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
+        let r = *r;
+        let (entries, tree) = (self.entries.as_slice(), self.tree);
+        let Some(blocks) = self.lanes.get(first..end) else {
+            return;
+        };
         let batch = batch.get_or_insert_with(HitBatch::new);
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, &r);

@@ -194,6 +194,47 @@ impl<T: Send + Sync> Quadtree<T> {
         refused.map_or(Ok(()), Err)
     }
 
+    /// Gives the `added` items staged first their handles, appended to `ids`, and counts
+    /// them in the tree's length.
+    fn stage_handles(&mut self, added: usize, ids: &mut Vec<ItemId>) -> Result<(), QuadtreeError> {
+        ids.try_reserve(added)
+            .map_err(|_| QuadtreeError::OutOfMemory)?;
+        // Callers refuse batches larger than this before staging: checked again here
+        // because the loop below hands out new slots without a check of its own.
+        if added > MAX_ITEMS.saturating_sub(self.slots.len()) {
+            return Err(QuadtreeError::Full);
+        }
+        let tree = self.tree;
+        // The slots `added` calls of `alloc_slot` would hand out, in the same order: the
+        // free chain first, then new slots at the end of the table.
+        let mut free = self.free_slot;
+        let slots = &mut self.slots;
+        // `extend` from the slice's exact length: no capacity check per handle.
+        ids.extend(self.bulk.items[..added].iter_mut().map(|staged| {
+            let index = if free != NULL {
+                let index = free;
+                free = slots[index as usize].pos;
+                index
+            } else {
+                slots.push(Slot {
+                    generation: 0,
+                    node: NULL,
+                    pos: NULL,
+                });
+                slots.len() as u32 - 1
+            };
+            let key = SlotKey {
+                index,
+                generation: slots[index as usize].generation,
+            };
+            staged.key = key;
+            key.handle(tree)
+        }));
+        self.free_slot = free;
+        self.len += added;
+        Ok(())
+    }
+
     /// [`stage_handles`](Self::stage_handles) for a large batch: the same handles, the slots'
     /// order fixed on one thread (the free chain is a chain), the keys and the handles
     /// written on every core.

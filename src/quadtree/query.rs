@@ -172,9 +172,7 @@ impl<T> Quadtree<T> {
         if let Some(avx) = Avx::detect() {
             self.gather_in_range(range, out, |items, out| {
                 if !items.misses(query) {
-                    avx.run(|| {
-                        items.gather_hits(query, out, &mut batch, |l, r| l.hits_avx(avx, r))
-                    });
+                    items.gather_hits_avx(query, out, &mut batch, avx);
                 }
             });
         } else {
