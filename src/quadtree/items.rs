@@ -1340,22 +1340,40 @@ impl<T> ItemList<T> {
                 if b == b1 {
                     mask &= last;
                 }
-                if mask == FULL_BLOCK {
-                    // Every lane hits: no bit walk to mispredict, and the block is at hand.
-                    self.report(batch, &mut f)?;
-                    for (k, e) in self.entries[b * W..][..W].iter().enumerate() {
-                        f(ItemRef {
-                            id: e.id.handle(self.tree),
-                            rect: lanes.get(k),
-                            value: &e.value,
-                        })?;
-                    }
-                } else if mask != 0 && batch.push(b * W, mask) {
-                    self.report(batch, &mut f)?;
-                }
+                self.report_block(b, lanes, mask, batch, &mut f)?;
             }
         }
         self.report(batch, &mut f)
+    }
+
+    /// Reports the hits of block `b` that `mask` names: a block whose every lane hits
+    /// straight from the block (no bit walk to mispredict, and the block is at hand), the
+    /// others through `batch`.
+    #[inline(always)]
+    fn report_block<'a, B, F>(
+        &'a self,
+        b: usize,
+        lanes: &Lanes,
+        mask: u32,
+        batch: &mut HitBatch,
+        f: &mut F,
+    ) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+    {
+        if mask == FULL_BLOCK {
+            self.report(batch, f)?;
+            for (k, e) in self.entries[b * W..][..W].iter().enumerate() {
+                f(ItemRef {
+                    id: e.id.handle(self.tree),
+                    rect: lanes.get(k),
+                    value: &e.value,
+                })?;
+            }
+        } else if mask != 0 && batch.push(b * W, mask) {
+            self.report(batch, f)?;
+        }
+        ControlFlow::Continue(())
     }
 
     /// Calls `f` with the item at each position in `batch`, in order, until it breaks.
@@ -1474,19 +1492,7 @@ impl<T> ItemList<T> {
         for (b, lanes) in blocks.iter().enumerate() {
             let mask = hits(lanes, r) & skip;
             skip = !0;
-            let b = first + b;
-            if mask == FULL_BLOCK {
-                self.report(batch, &mut f)?;
-                for (k, e) in self.entries[b * W..][..W].iter().enumerate() {
-                    f(ItemRef {
-                        id: e.id.handle(self.tree),
-                        rect: lanes.get(k),
-                        value: &e.value,
-                    })?;
-                }
-            } else if mask != 0 && batch.push(b * W, mask) {
-                self.report(batch, &mut f)?;
-            }
+            self.report_block(first + b, lanes, mask, batch, &mut f)?;
         }
         self.report(batch, &mut f)
     }
@@ -1614,16 +1620,27 @@ impl<T> ItemList<T> {
         };
         let batch = batch.get_or_insert_with(HitBatch::new);
         for (b, lanes) in blocks.iter().enumerate() {
-            let mask = hits(lanes, &r);
-            let b = first + b;
-            if mask == FULL_BLOCK {
-                Self::push_hits(entries, tree, out, batch);
-                out.extend(entries[b * W..][..W].iter().map(|e| e.id.handle(tree)));
-            } else if mask != 0 && batch.push(b * W, mask) {
-                Self::push_hits(entries, tree, out, batch);
-            }
+            Self::push_block(entries, tree, out, first + b, hits(lanes, &r), batch);
         }
         Self::push_hits(entries, tree, out, batch);
+    }
+
+    /// As [`report_block`](Self::report_block), appending handles to `out`.
+    #[inline(always)]
+    fn push_block(
+        entries: &[Entry<T>],
+        tree: TreeId,
+        out: &mut Vec<ItemId>,
+        b: usize,
+        mask: u32,
+        batch: &mut HitBatch,
+    ) {
+        if mask == FULL_BLOCK {
+            Self::push_hits(entries, tree, out, batch);
+            out.extend(entries[b * W..][..W].iter().map(|e| e.id.handle(tree)));
+        } else if mask != 0 && batch.push(b * W, mask) {
+            Self::push_hits(entries, tree, out, batch);
+        }
     }
 
     /// Appends the handles of the entries at the positions in `batch`, emptying it. The
@@ -1668,12 +1685,7 @@ impl<T> ItemList<T> {
                 if b == b1 {
                     mask &= last;
                 }
-                if mask == FULL_BLOCK {
-                    Self::push_hits(entries, tree, out, batch);
-                    out.extend(entries[b * W..][..W].iter().map(|e| e.id.handle(tree)));
-                } else if mask != 0 && batch.push(b * W, mask) {
-                    Self::push_hits(entries, tree, out, batch);
-                }
+                Self::push_block(entries, tree, out, b, mask, batch);
             }
         }
         Self::push_hits(entries, tree, out, batch);
