@@ -267,7 +267,7 @@ impl<T> Quadtree<T> {
         self.len += b.items.len();
         let added = b.items.len();
         self.bulk = b;
-        // Stage 3: everything already stored joins the staging area, and all is placed anew.
+        // Stage 2: everything already stored joins the staging area, and all is placed anew.
         self.stage_stored();
         self.place_staged(0, |_| unreachable!("every payload is staged"));
         Ok(added)
