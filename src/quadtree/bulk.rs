@@ -17,7 +17,7 @@
 //! A node's list receives its items in input order whichever way it is filled, so the
 //! serial and the parallel build make the same tree, bit for bit.
 
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotKey, MAX_ITEMS, NULL};
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
 
 /// Builds of at most this many items push each item straight into its node's list. Larger
 /// ones group the items by node first and fill the lists one after the other: the scatter
@@ -197,9 +197,9 @@ impl<T> Quadtree<T> {
         I: IntoIterator<Item = (Rect, T)>,
     {
         // Stage 1: stage, check and place every item, and give it its handle, in one pass.
-        // Handles come from the free chain, which is only read, then from slots past the end
-        // of the table, made once every item is in: a refusal (or a panic in the caller's
-        // iterator) leaves the tree as it was, and takes back what was written to `ids`.
+        // The slot table changes only once every item is in (`SlotHandout`): a refusal (or a
+        // panic in the caller's iterator) leaves the tree as it was, and takes back what was
+        // written to `ids`.
         let mut b = std::mem::take(&mut self.bulk);
         b.clear_items();
         b.reset_cells(self.config.max_depth);
@@ -212,11 +212,10 @@ impl<T> Quadtree<T> {
             from: ids.len(),
             ids,
         };
-        let slots_before = self.slots.len();
-        let (mut free, mut new_slots) = (self.free_slot, 0);
+        let mut handout = self.slot_handout();
         // Only as many as could ever get a handle are staged: an endless iterator is refused
         // once it passes the limit, not after it has filled memory.
-        let room = MAX_ITEMS.saturating_sub(slots_before);
+        let room = MAX_ITEMS.saturating_sub(self.slots.len());
         for (rect, value) in items {
             let refused = match rect.check() {
                 Err(e) => Some(e),
@@ -231,22 +230,7 @@ impl<T> Quadtree<T> {
             let cell = self.cell_index(&rect);
             b.cells[cell as usize] += 1;
             b.routes.push(cell);
-            // The slot `alloc_slot` would hand out: the free chain's head, else a new one.
-            let key = if free != NULL {
-                let slot = &self.slots[free as usize];
-                let key = SlotKey {
-                    index: free,
-                    generation: slot.generation,
-                };
-                free = slot.pos;
-                key
-            } else {
-                new_slots += 1;
-                SlotKey {
-                    index: (slots_before + new_slots - 1) as u32,
-                    generation: 0,
-                }
-            };
+            let key = handout.next(&self.slots);
             out.ids.push(key.handle(self.tree));
             b.items.push(Staged {
                 rect,
@@ -255,15 +239,7 @@ impl<T> Quadtree<T> {
             });
         }
         out.keep();
-        self.slots.resize(
-            slots_before + new_slots,
-            Slot {
-                generation: 0,
-                node: NULL,
-                pos: NULL,
-            },
-        );
-        self.free_slot = free;
+        self.commit_handout(handout);
         self.len += b.items.len();
         let added = b.items.len();
         self.bulk = b;

@@ -2104,7 +2104,7 @@ mod tests {
         assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
         if let Some(avx) = Avx::detect() {
             gathered.clear();
-            avx.run(|| items.gather_hits(&r, &mut gathered, &mut None, |l, r| l.hits_avx(avx, r)));
+            items.gather_hits_avx(&r, &mut gathered, &mut None, avx);
             assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
         }
     }
@@ -2329,6 +2329,12 @@ mod tests {
             if let Some(avx) = Avx::detect() {
                 let gathered = avx.run(|| sorted_gather(&|l, r| l.hits_avx(avx, r)));
                 assert_eq!(gathered, want);
+                // The entry point `query_rect` calls.
+                let mut direct = Vec::new();
+                items.gather_hits_avx(&q, &mut direct, &mut None, avx);
+                let mut direct: Vec<usize> = direct.iter().map(|id| id.index as usize).collect();
+                direct.sort_unstable();
+                assert_eq!(direct, want);
             }
             // The portable block test, and a scan from a position on.
             let from = step % (items.len() + 1);
@@ -2406,17 +2412,24 @@ mod tests {
     #[test]
     fn a_scan_stops_when_told() {
         let mut rng = Lcg(3);
-        let (items, _) = list(&mut rng, 30);
         let everything = Rect::new(-1.0, -1.0, 100.0, 100.0);
-        let mut seen = 0;
-        let flow = items.for_each_hit(&everything, 0, &mut None, |_| {
-            seen += 1;
-            if seen == 5 {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
-        assert_eq!((flow, seen), (ControlFlow::Break(()), 5));
+        let half = Rect::new(-1.0, 3.0, 40.0, 11.0);
+        // A short scan; a long one stopping inside a whole block and after a batch was
+        // reported; a long one stopping inside a batch.
+        for (n, q, stop) in [(30, everything, 5), (200, everything, 70), (200, half, 20)] {
+            let (items, rects) = list(&mut rng, n);
+            let want: Vec<usize> = (0..n).filter(|&i| rects[i].intersects(&q)).collect();
+            assert!(want.len() > stop);
+            let mut seen = Vec::new();
+            let flow = items.for_each_hit(&q, 0, &mut None, |e| {
+                seen.push(*e.value);
+                if seen.len() == stop {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            });
+            assert_eq!((flow, &seen[..]), (ControlFlow::Break(()), &want[..stop]));
+        }
     }
 }

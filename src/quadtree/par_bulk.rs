@@ -205,32 +205,14 @@ impl<T: Send + Sync> Quadtree<T> {
             return Err(QuadtreeError::Full);
         }
         let tree = self.tree;
-        // The slots `added` calls of `alloc_slot` would hand out, in the same order: the
-        // free chain first, then new slots at the end of the table.
-        let mut free = self.free_slot;
-        let slots = &mut self.slots;
+        let mut handout = self.slot_handout();
+        let slots = &self.slots;
         // `extend` from the slice's exact length: no capacity check per handle.
         ids.extend(self.bulk.items[..added].iter_mut().map(|staged| {
-            let index = if free != NULL {
-                let index = free;
-                free = slots[index as usize].pos;
-                index
-            } else {
-                slots.push(Slot {
-                    generation: 0,
-                    node: NULL,
-                    pos: NULL,
-                });
-                slots.len() as u32 - 1
-            };
-            let key = SlotKey {
-                index,
-                generation: slots[index as usize].generation,
-            };
-            staged.key = key;
-            key.handle(tree)
+            staged.key = handout.next(slots);
+            staged.key.handle(tree)
         }));
-        self.free_slot = free;
+        self.commit_handout(handout);
         self.len += added;
         Ok(())
     }

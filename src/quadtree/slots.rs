@@ -173,7 +173,62 @@ pub(super) fn end_generation(slot: &mut Slot) -> bool {
     true
 }
 
+/// Hands out the slots that successive calls of `alloc_slot` would (the free chain first,
+/// then new slots past the table's end), without changing the table until
+/// [`Quadtree::commit_handout`]: the free chain is only read and new slots are only counted, so
+/// a batch that is refused, or whose iterator panics, leaves the table untouched. Callers
+/// check [`MAX_ITEMS`](super::MAX_ITEMS) themselves.
+pub(super) struct SlotHandout {
+    free: u32,
+    table_len: usize,
+    new: usize,
+}
+
+impl SlotHandout {
+    /// The next slot's key.
+    #[inline(always)]
+    pub(super) fn next(&mut self, slots: &[Slot]) -> SlotKey {
+        if self.free != NULL {
+            let slot = &slots[self.free as usize];
+            let key = SlotKey {
+                index: self.free,
+                generation: slot.generation,
+            };
+            self.free = slot.pos;
+            return key;
+        }
+        self.new += 1;
+        SlotKey {
+            index: (self.table_len + self.new - 1) as u32,
+            generation: 0,
+        }
+    }
+}
+
 impl<T> Quadtree<T> {
+    /// A handout starting from the slot table as it is now.
+    pub(super) fn slot_handout(&self) -> SlotHandout {
+        SlotHandout {
+            free: self.free_slot,
+            table_len: self.slots.len(),
+            new: 0,
+        }
+    }
+
+    /// Makes the handout's new slots and takes the slots it handed out off the free chain.
+    pub(super) fn commit_handout(&mut self, handout: SlotHandout) {
+        debug_assert_eq!(self.slots.len(), handout.table_len);
+        self.slots.resize(
+            handout.table_len + handout.new,
+            Slot {
+                generation: 0,
+                node: NULL,
+                pos: NULL,
+            },
+        );
+        self.free_slot = handout.free;
+    }
+
     #[inline]
     pub(super) fn live_slot(&self, id: ItemId) -> Option<Slot> {
         let slot = *self.slots.get(id.index as usize)?;
