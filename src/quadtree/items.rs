@@ -320,6 +320,41 @@ impl Spans {
     }
 }
 
+/// Calls `each(b, lanes, mask)` for every block of the non-empty span of positions
+/// `start..end`, `mask` naming the lanes of block `b` that hit `r` and lie in the span. Only
+/// the span's first and last blocks need masking, so they are tested apart from the blocks
+/// between them, which take the bare test.
+#[inline(always)]
+fn for_span_blocks<B, H, E>(
+    lanes: &[Lanes],
+    r: &Rect,
+    (start, end): (usize, usize),
+    hits: &H,
+    mut each: E,
+) -> ControlFlow<B>
+where
+    H: Fn(&Lanes, &Rect) -> u32,
+    E: FnMut(usize, &Lanes, u32) -> ControlFlow<B>,
+{
+    let (b0, b1) = (start / W, (end - 1) / W);
+    let first = !0u32 << (start % W);
+    let last = (2u32 << ((end - 1) % W)) - 1;
+    let Some(blocks) = lanes.get(b0..=b1) else {
+        return ControlFlow::Continue(());
+    };
+    match blocks {
+        [one] => each(b0, one, hits(one, r) & first & last),
+        [head, middle @ .., tail] => {
+            each(b0, head, hits(head, r) & first)?;
+            for (b, l) in (b0 + 1..).zip(middle) {
+                each(b, l, hits(l, r))?;
+            }
+            each(b1, tail, hits(tail, r) & last)
+        }
+        [] => ControlFlow::Continue(()),
+    }
+}
+
 /// The bounds of no rectangle: it intersects nothing, and any rectangle grows it to itself.
 const EMPTY_BOUNDS: Rect = Rect {
     min_x: f32::INFINITY,
@@ -1158,17 +1193,29 @@ impl<T> ItemList<T> {
         let (first, end) = self.block_window(r, from);
         if end.saturating_sub(first) >= BATCHED_BLOCKS {
             if let Some(avx) = Avx::detect() {
-                return avx.run(move || {
-                    self.scan_long(r, from, (first, end), batch, f, |l, r| l.hits_avx(avx, r))
-                });
+                return avx.run(
+                    #[inline(always)]
+                    move || {
+                        self.scan_long(
+                            r,
+                            from,
+                            (first, end),
+                            batch,
+                            f,
+                            #[inline(always)]
+                            |l, r| l.hits_avx(avx, r),
+                        )
+                    },
+                );
             }
             return self.scan_long(r, from, (first, end), batch, f, Lanes::hits);
         }
         if self.lanes.len() > from / W + 1 {
             if let Some(avx) = Avx::detect() {
-                return avx.run(move || {
-                    self.scan_short(r, from, (first, end), f, |l, r| l.hits_avx(avx, r))
-                });
+                return avx.run(
+                    #[inline(always)]
+                    move || self.scan_short(r, from, (first, end), f, |l, r| l.hits_avx(avx, r)),
+                );
             }
         }
         self.scan_short(r, from, (first, end), f, Lanes::hits)
@@ -1207,7 +1254,19 @@ impl<T> ItemList<T> {
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         if let Some(avx) = Avx::detect() {
-            return avx.run(move || self.scan(r, from, batch, f, |l, r| l.hits_avx(avx, r)));
+            return avx.run(
+                #[inline(always)]
+                move || {
+                    self.scan(
+                        r,
+                        from,
+                        batch,
+                        f,
+                        #[inline(always)]
+                        |l, r| l.hits_avx(avx, r),
+                    )
+                },
+            );
         }
         self.scan(r, from, batch, f, Lanes::hits)
     }
@@ -1329,19 +1388,14 @@ impl<T> ItemList<T> {
             if start >= end {
                 continue;
             }
-            let (b0, b1) = (start / W, (end - 1) / W);
-            // Lanes outside the span in its first and last blocks are masked off.
-            let mut skip = !0u32 << (start % W);
-            let last = (2u32 << ((end - 1) % W)) - 1;
-            for (b, lanes) in self.lanes[b0..=b1].iter().enumerate() {
-                let b = b0 + b;
-                let mut mask = hits(lanes, &r) & skip;
-                skip = !0;
-                if b == b1 {
-                    mask &= last;
-                }
-                self.report_block(b, lanes, mask, batch, &mut f)?;
-            }
+            for_span_blocks(
+                &self.lanes,
+                &r,
+                (start, end),
+                &hits,
+                #[inline(always)]
+                |b, lanes, mask| self.report_block(b, lanes, mask, batch, &mut f),
+            )?;
         }
         self.report(batch, &mut f)
     }
@@ -1382,12 +1436,15 @@ impl<T> ItemList<T> {
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
+        // Slices read once: through `self`, each hit would reload them, as `f` might write
+        // where they live.
+        let (entries, lanes, tree) = (self.entries.as_slice(), self.lanes.as_slice(), self.tree);
         for &p in batch.take() {
             let p = p as usize;
-            let e = &self.entries[p];
+            let e = &entries[p];
             f(ItemRef {
-                id: e.id.handle(self.tree),
-                rect: self.lanes[p / W].get(p % W),
+                id: e.id.handle(tree),
+                rect: lanes[p / W].get(p % W),
                 value: &e.value,
             })?;
         }
@@ -1559,15 +1616,48 @@ impl<T> ItemList<T> {
         batch: &mut Option<HitBatch>,
         avx: Avx,
     ) {
-        let hits = move |l: &Lanes, r: &Rect| l.hits_avx(avx, r);
         if self.has_runs() {
-            return avx.run(|| self.gather_spans(r, out, batch, hits));
+            return avx.run(
+                #[inline(always)]
+                || {
+                    self.gather_spans(
+                        r,
+                        out,
+                        batch,
+                        #[inline(always)]
+                        |l: &Lanes, r: &Rect| l.hits_avx(avx, r),
+                    )
+                },
+            );
         }
         let (first, end) = self.window(r);
         if end.saturating_sub(first) >= BATCHED_BLOCKS {
-            avx.run(|| self.gather_long(r, out, (first, end), batch, hits));
+            avx.run(
+                #[inline(always)]
+                || {
+                    self.gather_long(
+                        r,
+                        out,
+                        (first, end),
+                        batch,
+                        #[inline(always)]
+                        |l: &Lanes, r: &Rect| l.hits_avx(avx, r),
+                    )
+                },
+            );
         } else {
-            avx.run(|| self.gather_short(r, out, (first, end), hits));
+            avx.run(
+                #[inline(always)]
+                || {
+                    self.gather_short(
+                        r,
+                        out,
+                        (first, end),
+                        #[inline(always)]
+                        |l: &Lanes, r: &Rect| l.hits_avx(avx, r),
+                    )
+                },
+            );
         }
     }
 
@@ -1675,18 +1765,17 @@ impl<T> ItemList<T> {
             if start >= end {
                 continue;
             }
-            let (b0, b1) = (start / W, (end - 1) / W);
-            let mut skip = !0u32 << (start % W);
-            let last = (2u32 << ((end - 1) % W)) - 1;
-            for (b, lanes) in self.lanes[b0..=b1].iter().enumerate() {
-                let b = b0 + b;
-                let mut mask = hits(lanes, &r) & skip;
-                skip = !0;
-                if b == b1 {
-                    mask &= last;
-                }
-                Self::push_block(entries, tree, out, b, mask, batch);
-            }
+            let _ = for_span_blocks::<(), _, _>(
+                &self.lanes,
+                &r,
+                (start, end),
+                &hits,
+                #[inline(always)]
+                |b, _, mask| {
+                    Self::push_block(entries, tree, out, b, mask, batch);
+                    ControlFlow::Continue(())
+                },
+            );
         }
         Self::push_hits(entries, tree, out, batch);
     }

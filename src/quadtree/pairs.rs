@@ -102,7 +102,18 @@ impl<T> Quadtree<T> {
         // The block test is chosen once: with AVX, the whole search is compiled for it, so
         // every scan inlines the test instead of calling into an AVX-compiled scan.
         if let Some(avx) = Avx::detect() {
-            avx.run(|| self.pairs_in_nodes_with(nodes, f, tests, |l, r| l.hits_avx(avx, r)))
+            avx.run(
+                #[inline(always)]
+                || {
+                    self.pairs_in_nodes_with(
+                        nodes,
+                        f,
+                        tests,
+                        #[inline(always)]
+                        |l, r| l.hits_avx(avx, r),
+                    )
+                },
+            )
         } else {
             self.pairs_in_nodes_with(nodes, f, tests, Lanes::hits)
         }
