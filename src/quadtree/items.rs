@@ -20,7 +20,11 @@ use super::{Entry, ItemId, ItemMut, ItemRef, Rect, TreeId};
 pub(super) const W: usize = 8;
 
 /// Eight rectangles, one array per edge. A lane without an item holds [`Lanes::EMPTY`].
+///
+/// Aligned to a cache line, so a block is two whole lines and none of its four loads spans
+/// two lines.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(align(64))]
 pub(super) struct Lanes {
     min_x: [f32; W],
     min_y: [f32; W],
@@ -320,6 +324,11 @@ impl Spans {
     }
 }
 
+/// How many blocks ahead a long scan asks for the lanes it will test. A list's blocks are
+/// one run of memory, which the hardware's own prefetching follows only within a page; a
+/// scan of a sorted run's window crosses a page every 32 blocks, and would stall at each.
+const PREFETCH_BLOCKS: usize = 24;
+
 /// Calls `each(b, lanes, mask)` for every block of the non-empty span of positions
 /// `start..end`, `mask` naming the lanes of block `b` that hit `r` and lie in the span. Only
 /// the span's first and last blocks need masking, so they are tested apart from the blocks
@@ -346,8 +355,11 @@ where
         [one] => each(b0, one, hits(one, r) & first & last),
         [head, middle @ .., tail] => {
             each(b0, head, hits(head, r) & first)?;
-            for (b, l) in (b0 + 1..).zip(middle) {
-                each(b, l, hits(l, r))?;
+            for (i, l) in middle.iter().enumerate() {
+                if let Some(ahead) = blocks.get(i + 1 + PREFETCH_BLOCKS) {
+                    simd::prefetch(ahead);
+                }
+                each(b0 + 1 + i, l, hits(l, r))?;
             }
             each(b1, tail, hits(tail, r) & last)
         }
@@ -1541,16 +1553,15 @@ impl<T> ItemList<T> {
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
         H: Fn(&Lanes, &Rect) -> u32,
     {
-        let Some(blocks) = self.lanes.get(first..end) else {
-            return ControlFlow::Continue(());
-        };
-        let mut skip = Self::first_skip(first, from);
         let batch = batch.get_or_insert_with(HitBatch::new);
-        for (b, lanes) in blocks.iter().enumerate() {
-            let mask = hits(lanes, r) & skip;
-            skip = !0;
-            self.report_block(first + b, lanes, mask, batch, &mut f)?;
-        }
+        for_span_blocks(
+            &self.lanes,
+            r,
+            ((first * W).max(from), end * W),
+            &hits,
+            #[inline(always)]
+            |b, lanes, mask| self.report_block(b, lanes, mask, batch, &mut f),
+        )?;
         self.report(batch, &mut f)
     }
 
@@ -1705,13 +1716,18 @@ impl<T> ItemList<T> {
     {
         let r = *r;
         let (entries, tree) = (self.entries.as_slice(), self.tree);
-        let Some(blocks) = self.lanes.get(first..end) else {
-            return;
-        };
         let batch = batch.get_or_insert_with(HitBatch::new);
-        for (b, lanes) in blocks.iter().enumerate() {
-            Self::push_block(entries, tree, out, first + b, hits(lanes, &r), batch);
-        }
+        let _ = for_span_blocks::<(), _, _>(
+            &self.lanes,
+            &r,
+            (first * W, end * W),
+            &hits,
+            #[inline(always)]
+            |b, _, mask| {
+                Self::push_block(entries, tree, out, b, mask, batch);
+                ControlFlow::Continue(())
+            },
+        );
         Self::push_hits(entries, tree, out, batch);
     }
 

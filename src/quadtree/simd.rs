@@ -44,6 +44,26 @@ pub(super) fn hits8(
     M32x4::bitmask8(half(0), half(4))
 }
 
+/// Asks the CPU to bring the cache lines of `lanes` (two: blocks are aligned to lines) into
+/// its caches ahead of a test, without waiting for them. A hint only: no effect on any result.
+#[inline(always)]
+pub(super) fn prefetch<T>(lanes: &T) {
+    #[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = (lanes as *const T).cast::<i8>();
+        // SAFETY: a prefetch reads nothing the program sees and never faults; SSE is part of
+        // every x86_64 CPU. Both addresses lie within `lanes` for any `T` of 65 bytes or more,
+        // and a hint past the end would be harmless anyway.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(quadstress_portable))))]
+    let _ = lanes;
+}
+
 /// Bit 0 set when `pair[0]` intersects `r` (closed, as [`Rect::intersects`]), bit 1 when
 /// `pair[1]` does: both tests in one compare per half. An empty rectangle (`+inf` minima,
 /// `-inf` maxima) meets nothing.
