@@ -81,5 +81,5 @@ fn main() {
             .unwrap();
     }
     let per_query = start.elapsed().as_secs_f64() * 1e6 / queries as f64;
-    println!("{queries} queries: {per_query:.2} us per query, {hits} hits");
+    println!("{queries} queries: {per_query:.3} us per query, {hits} hits");
 }

@@ -409,6 +409,18 @@ const SET_BITS: [[u8; W]; 256] = {
     table
 };
 
+/// For each 8-bit mask, how many bits it sets: a table read, shorter than the bit count's
+/// arithmetic where the CPU's own count instruction is not assumed.
+const SET_COUNT: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        table[mask] = (mask as u32).count_ones() as u8;
+        mask += 1;
+    }
+    table
+};
+
 /// Hit positions of a region scan, collected block by block before the caller's closure
 /// sees them. Walking a block's mask bit by bit ends with a mispredicted branch whenever
 /// the count of hits varies from block to block, as it does where most items hit (a query
@@ -444,7 +456,7 @@ impl HitBatch {
         for (slot, &k) in self.pos[at..at + W].iter_mut().zip(ks) {
             *slot = base as u32 + u32::from(k);
         }
-        self.n = at + mask.count_ones() as usize;
+        self.n = at + usize::from(SET_COUNT[mask as usize & 0xff]);
         self.n >= HitBatch::CAP
     }
 
@@ -1203,7 +1215,11 @@ impl<T> ItemList<T> {
         // Long and short scans are separate calls into the AVX-compiled code: in one body,
         // the long scan's batching made every short scan's call dearer.
         let (first, end) = self.block_window(r, from);
-        if end.saturating_sub(first) >= BATCHED_BLOCKS {
+        if first >= end {
+            // Both bands missed (most lists above a small query), or nothing left to scan.
+            return ControlFlow::Continue(());
+        }
+        if end - first >= BATCHED_BLOCKS {
             if let Some(avx) = Avx::detect() {
                 return avx.run(
                     #[inline(always)]
