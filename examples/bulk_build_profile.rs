@@ -56,6 +56,17 @@ fn workload(name: &str) -> (Rect, Vec<Rect>) {
 }
 
 fn main() {
+    // `PAR=1`: everything runs on a worker of the pool, as a caller inside `pool.install`
+    // does, so that each parallel pass starts on a worker rather than from outside the pool.
+    if std::env::var("PAR").is_ok() {
+        let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
+        pool.install(run);
+    } else {
+        run();
+    }
+}
+
+fn run() {
     let name = std::env::args().nth(1).unwrap_or_else(|| "1m".into());
     let (world, rects) = workload(&name);
     let mut tree: Quadtree<u32> = Quadtree::with_config(world, Config::default()).unwrap();

@@ -249,19 +249,17 @@ impl<T: Send + Sync> Quadtree<T> {
         for (index, staged) in (first..).zip(&mut items[reused..]) {
             staged.key.index = index as u32;
         }
-        let slots = &self.slots;
-        items
-            .par_iter_mut()
-            .with_min_len(MIN_ITEMS_PER_TASK)
-            .for_each(|staged| {
-                staged.key.generation = slots[staged.key.index as usize].generation;
-            });
-        let tree = self.tree;
+        // The generations and the handles in one pass: each pass on the pool costs a wake-up
+        // of its sleeping workers.
+        let (slots, tree) = (&self.slots, self.tree);
         ids.par_extend(
             items
-                .par_iter()
+                .par_iter_mut()
                 .with_min_len(MIN_ITEMS_PER_TASK)
-                .map(|staged| staged.key.handle(tree)),
+                .map(|staged| {
+                    staged.key.generation = slots[staged.key.index as usize].generation;
+                    staged.key.handle(tree)
+                }),
         );
         self.len += n;
         Ok(())
