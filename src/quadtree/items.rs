@@ -1470,9 +1470,12 @@ impl<T> ItemList<T> {
         for &p in batch.take() {
             let p = p as usize;
             let e = &entries[p];
+            // Every entry has its block; `get` rather than an index, so that a closure that
+            // never reads the rectangle pays no bounds check for it either.
+            let rect = lanes.get(p / W).map_or(EMPTY_BOUNDS, |l| l.get(p % W));
             f(ItemRef {
                 id: e.id.handle(tree),
-                rect: lanes[p / W].get(p % W),
+                rect,
                 value: &e.value,
             })?;
         }

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::bulk::Staged;
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotKey, MAX_ITEMS, NULL};
+use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
 
 /// Batches smaller than this are staged and placed on the caller's thread: the same tree,
 /// without the parallel passes' overhead.
@@ -30,8 +30,8 @@ impl<T: Send + Sync> Quadtree<T> {
     ///
     /// # Runtime
     /// As [`insert_many`](Self::insert_many). In parallel: the rectangles, their checks
-    /// and places, the handles, each item's node, and the filling of the nodes' lists. In
-    /// order, on one thread: the counts of the places, the walk of the free slots, the shape
+    /// and places, each item's node, and the filling of the nodes' lists. In order, on one
+    /// thread: the counts of the places, the handles (a walk of the free slots), the shape
     /// of the tree, the grouping of the items by node and the slots' records of where their
     /// items went.
     /// Items already stored are placed anew with the rest, on one thread, and so is a batch
@@ -125,12 +125,9 @@ impl<T: Send + Sync> Quadtree<T> {
                 return Err(e);
             }
         }
-        // Stage 2: handles.
-        if parallel {
-            self.par_stage_handles(n, ids)?;
-        } else {
-            self.stage_handles(n, ids)?;
-        }
+        // Stage 2: handles, on one thread: the free chain is a chain, and the generations and
+        // handles written along the walk cost less than a parallel pass of their own.
+        self.stage_handles(n, ids)?;
         // Stage 3: everything already stored joins the staging area, and all is placed anew.
         self.stage_stored();
         // A panic in `value_of` stops the filling half-way: the tree is cleared before it
@@ -214,54 +211,6 @@ impl<T: Send + Sync> Quadtree<T> {
         }));
         self.commit_handout(handout);
         self.len += added;
-        Ok(())
-    }
-
-    /// [`stage_handles`](Self::stage_handles) for a large batch: the same handles, the slots'
-    /// order fixed on one thread (the free chain is a chain), the keys and the handles
-    /// written on every core.
-    fn par_stage_handles(&mut self, n: usize, ids: &mut Vec<ItemId>) -> Result<(), QuadtreeError> {
-        ids.try_reserve(n).map_err(|_| QuadtreeError::OutOfMemory)?;
-        if n > MAX_ITEMS.saturating_sub(self.slots.len()) {
-            return Err(QuadtreeError::Full);
-        }
-        let items = &mut self.bulk.items[..n];
-        let mut reused = 0;
-        let mut free = self.free_slot;
-        for staged in items.iter_mut() {
-            if free == NULL {
-                break;
-            }
-            staged.key.index = free;
-            free = self.slots[free as usize].pos;
-            reused += 1;
-        }
-        self.free_slot = free;
-        let first = self.slots.len();
-        self.slots.resize(
-            first + (n - reused),
-            Slot {
-                generation: 0,
-                node: NULL,
-                pos: NULL,
-            },
-        );
-        for (index, staged) in (first..).zip(&mut items[reused..]) {
-            staged.key.index = index as u32;
-        }
-        // The generations and the handles in one pass: each pass on the pool costs a wake-up
-        // of its sleeping workers.
-        let (slots, tree) = (&self.slots, self.tree);
-        ids.par_extend(
-            items
-                .par_iter_mut()
-                .with_min_len(MIN_ITEMS_PER_TASK)
-                .map(|staged| {
-                    staged.key.generation = slots[staged.key.index as usize].generation;
-                    staged.key.handle(tree)
-                }),
-        );
-        self.len += n;
         Ok(())
     }
 
