@@ -5,6 +5,7 @@
 
 use std::ops::ControlFlow;
 
+use super::items::HitBatch;
 use super::placement::Place;
 use super::{CellRange, ItemList, ItemRef, Node, Quadtree, Rect, MAX_DEPTH, NULL};
 
@@ -196,9 +197,32 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         let mut batch = None;
-        self.walk_range(self.cell_range(query), |node| {
-            node.items.for_each_hit_windowed(query, &mut batch, &mut f)
-        })
+        // Most lists a small query reaches are empty or have both bands away from it: that
+        // test is made in the walk, and only the lists left are scanned, out of line.
+        self.walk_range(
+            self.cell_range(query),
+            #[inline(always)]
+            |node| {
+                if node.items.misses(query) {
+                    return ControlFlow::Continue(());
+                }
+                Self::scan_list(&node.items, query, &mut batch, &mut f)
+            },
+        )
+    }
+
+    /// The scan of one list for [`walk_rect_hits`](Self::walk_rect_hits).
+    #[inline(never)]
+    fn scan_list<'a, B, F>(
+        items: &'a ItemList<T>,
+        query: &Rect,
+        batch: &mut Option<HitBatch>,
+        f: &mut F,
+    ) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+    {
+        items.for_each_hit_windowed(query, batch, f)
     }
 
     /// Hands `f` the items of every node below `parent` (not `parent`'s own) whose region
