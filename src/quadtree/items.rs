@@ -120,6 +120,12 @@ static NO_RUNS: [Run; 2] = [Run::EMPTY, Run::EMPTY];
 /// the window search assumes. The crossing group's run starts at 0 and its unsorted entries
 /// follow it; the other group's run has unsorted entries on both sides (`pre`: entries
 /// that stepped in when the crossing group shrank, and the usual tail).
+///
+/// A run is sorted in two halves, by where its entries lie across the line: those whose
+/// middle was on the near side of the group's band when it was sorted, then the others, each
+/// half sorted along the line. Each half keeps the extent across the line that its entries
+/// cover (`across`, grow-only like the slack), so a query beside the line skips the half
+/// on the far side, whose entries it meets along the line but not across it.
 #[derive(Clone, Debug)]
 struct Run {
     /// Position of the run's first entry.
@@ -127,6 +133,10 @@ struct Run {
     /// Keys of the run's entries, from `keys[first]` (the entry at `start`) on.
     keys: Vec<f32>,
     first: usize,
+    /// The run index where the second half starts.
+    mid: usize,
+    /// Per half, the lowest and highest edge across the line of any of its entries.
+    across: [(f32, f32); 2],
     down: f64,
     up: f64,
     ext: f64,
@@ -137,6 +147,8 @@ impl Run {
         start: 0,
         keys: Vec::new(),
         first: 0,
+        mid: 0,
+        across: [NO_EXTENT; 2],
         down: 0.0,
         up: 0.0,
         ext: 0.0,
@@ -151,6 +163,8 @@ impl Run {
         self.start = start;
         self.keys.clear();
         self.first = 0;
+        self.mid = 0;
+        self.across = [NO_EXTENT; 2];
         self.down = 0.0;
         self.up = 0.0;
         self.ext = 0.0;
@@ -165,6 +179,7 @@ impl Run {
     /// The run's last position leaves it.
     fn pop_back(&mut self) {
         self.keys.pop();
+        self.mid = self.mid.min(self.len());
         if self.len() == 0 {
             self.reset(self.start);
         }
@@ -174,22 +189,30 @@ impl Run {
     fn pop_front(&mut self) {
         self.first += 1;
         self.start += 1;
+        self.mid = self.mid.saturating_sub(1);
         if self.len() == 0 {
             self.reset(self.start);
         }
     }
 
-    /// An entry with key edge `k` and extent `ext` along the line now sits at run index `i`:
-    /// its key follows it as far as its neighbours' keys allow, and the slack covers the rest.
+    /// An entry with key edge `k`, extent `ext` along the line and edges `across` across it
+    /// now sits at run index `i`: its key follows it as far as its neighbours' keys in its
+    /// half allow, and the slack covers the rest; its half's extent across grows to cover it.
     #[inline]
-    fn write(&mut self, i: usize, k: f32, ext: f64) {
+    fn write(&mut self, i: usize, k: f32, ext: f64, across: (f32, f32)) {
         let j = self.first + i;
-        let lo = if i > 0 {
+        let lo = if i > 0 && i != self.mid {
             self.keys[j - 1]
         } else {
             f32::NEG_INFINITY
         };
-        let hi = self.keys.get(j + 1).copied().unwrap_or(f32::INFINITY);
+        let hi = if i + 1 < self.len() && i + 1 != self.mid {
+            self.keys[j + 1]
+        } else {
+            f32::INFINITY
+        };
+        let half = &mut self.across[usize::from(i >= self.mid)];
+        *half = (half.0.min(across.0), half.1.max(across.1));
         self.ext = self.ext.max(ext);
         self.keys[j] = if k < lo {
             self.down = self.down.max(lo as f64 - k as f64);
@@ -202,10 +225,30 @@ impl Run {
         };
     }
 
-    /// The positions of the run whose entries can meet `[lo, hi]` along the line.
+    /// Per half, the positions of the run whose entries can meet `[lo, hi]` along the line
+    /// and `across` across it (an empty range for a half that `across` misses).
     #[inline]
-    fn window(&self, lo: f32, hi: f32) -> (usize, usize) {
+    fn windows(&self, lo: f32, hi: f32, across: (f32, f32)) -> [(usize, usize); 2] {
         let keys = &self.keys[self.first..];
+        let halves = [
+            (0, self.mid.min(keys.len())),
+            (self.mid.min(keys.len()), keys.len()),
+        ];
+        let mut out = [(self.start, self.start); 2];
+        for (h, &(from, to)) in halves.iter().enumerate() {
+            let (a, b) = self.across[h];
+            if from < to && across.0 <= b && a <= across.1 {
+                let (x, y) = self.window(&keys[from..to], lo, hi);
+                out[h] = (self.start + from + x, self.start + from + y);
+            }
+        }
+        out
+    }
+
+    /// The indices of sorted `keys` (one half's) whose entries can meet `[lo, hi]` along the
+    /// line.
+    #[inline]
+    fn window(&self, keys: &[f32], lo: f32, hi: f32) -> (usize, usize) {
         // In f64, widened by more than the rounding of the two sums, so that no entry the
         // bounds above admit is left out.
         let (lo, hi) = (lo as f64, hi as f64);
@@ -228,7 +271,7 @@ impl Run {
         };
         // The window is short next to a long run: gallop from its start too.
         let b = gallop_partition(keys, a, |k| (k as f64) <= hi);
-        (self.start + a, self.start + b)
+        (a, b)
     }
 }
 
@@ -278,6 +321,19 @@ fn key_of(g: usize, r: &Rect) -> (f32, f64) {
     }
 }
 
+/// The edges of `r` across the line that group `g`'s entries cross.
+#[inline(always)]
+fn across_of(g: usize, r: &Rect) -> (f32, f32) {
+    if g == 0 {
+        (r.min_x, r.max_x)
+    } else {
+        (r.min_y, r.max_y)
+    }
+}
+
+/// The extent across a line of no entry: any entry's edges grow it to themselves.
+const NO_EXTENT: (f32, f32) = (f32::INFINITY, f32::NEG_INFINITY);
+
 /// The bits of `k` as an unsigned integer in `k`'s order (total order: -0 before +0).
 #[inline(always)]
 fn ordered(k: f32) -> u32 {
@@ -296,8 +352,12 @@ fn from_ordered(o: u32) -> f32 {
 }
 
 /// Up to five ascending, disjoint position ranges: what a scan tests.
+/// The most spans of a list with runs: the crossing group's two halves and its unsorted
+/// tail, then the other group's unsorted head, two halves and tail.
+const SPANS: usize = 7;
+
 struct Spans {
-    at: [(usize, usize); 5],
+    at: [(usize, usize); SPANS],
     n: usize,
 }
 
@@ -305,7 +365,7 @@ impl Spans {
     #[inline(always)]
     fn one(start: usize, end: usize) -> Self {
         Spans {
-            at: [(start, end); 5],
+            at: [(start, end); SPANS],
             n: 1,
         }
     }
@@ -669,7 +729,7 @@ impl<T> ItemList<T> {
         if let Some(run) = self.run_mut(g) {
             if let Some(i) = run.index(pos) {
                 let (k, ext) = key_of(g, &r);
-                run.write(i, k, ext);
+                run.write(i, k, ext, across_of(g, &r));
             }
         }
     }
@@ -703,19 +763,44 @@ impl<T> ItemList<T> {
         }
         let runs = self.runs.get_or_insert_with(|| Box::new(NO_RUNS.clone()));
         runs[g].reset(s);
-        // Keys in their total order's bits, above the offset in the group: one integer sort.
+        // The halves split at the middle of the group's band across its line.
+        let pivot = {
+            let (a, b) = across_of(g, &self.bands[g]);
+            (a as f64 + b as f64) * 0.5
+        };
+        let second = |r: &Rect| {
+            let (a, b) = across_of(g, r);
+            (a as f64 + b as f64) * 0.5 >= pivot
+        };
+        // Keys in their total order's bits, above the offset in the group: one integer sort
+        // per half, the first half's entries first.
         scratch.clear();
         let mut ext = 0f64;
-        scratch.extend((s..e).map(|p| {
-            let (k, x) = key_of(g, &self.rect(p));
-            ext = ext.max(x);
-            (u64::from(ordered(k)) << 32) | (p - s) as u64
-        }));
-        scratch.sort_unstable();
+        let mut across = [NO_EXTENT; 2];
+        let mut mid = 0;
+        for half in [false, true] {
+            mid = scratch.len();
+            for p in s..e {
+                let r = self.rect(p);
+                if second(&r) != half {
+                    continue;
+                }
+                let (k, x) = key_of(g, &r);
+                ext = ext.max(x);
+                let (a, b) = across_of(g, &r);
+                let c = &mut across[usize::from(half)];
+                *c = (c.0.min(a), c.1.max(b));
+                scratch.push((u64::from(ordered(k)) << 32) | (p - s) as u64);
+            }
+        }
+        scratch[..mid].sort_unstable();
+        scratch[mid..].sort_unstable();
         if let Some(run) = self.run_mut(g) {
             run.keys
                 .extend(scratch.iter().map(|&v| from_ordered((v >> 32) as u32)));
             run.ext = ext;
+            run.mid = mid;
+            run.across = across;
         }
         // Entry `i` of the sorted group comes from offset `perm[i]`: follow each cycle with
         // swaps, marking the visited offsets in bit 32.
@@ -1902,15 +1987,16 @@ impl<T> ItemList<T> {
             return Spans::one(0, len);
         }
         let mut spans = Spans {
-            at: [(0, 0); 5],
+            at: [(0, 0); SPANS],
             n: 0,
         };
         let met = simd::meets2(&self.bands, r);
         if met & 1 != 0 {
             let run = self.run(0);
             if run.len() > 0 {
-                let (a, b) = run.window(r.min_y, r.max_y);
-                spans.add(a, b);
+                for (a, b) in run.windows(r.min_y, r.max_y, across_of(0, r)) {
+                    spans.add(a, b);
+                }
                 spans.add(run.len(), self.split());
             } else {
                 spans.add(0, self.split());
@@ -1920,8 +2006,9 @@ impl<T> ItemList<T> {
             let run = self.run(1);
             if run.len() > 0 {
                 spans.add(self.split(), run.start);
-                let (a, b) = run.window(r.min_x, r.max_x);
-                spans.add(a, b);
+                for (a, b) in run.windows(r.min_x, r.max_x, across_of(1, r)) {
+                    spans.add(a, b);
+                }
                 spans.add(run.start + run.len(), len);
             } else {
                 spans.add(self.split(), len);
@@ -1950,13 +2037,21 @@ impl<T> ItemList<T> {
                     && s <= run.start
                     && run.start + run.len() <= e
             };
+            let mid = run.mid;
             placed
-                && keys.windows(2).all(|w| w[0] <= w[1])
+                && mid <= keys.len()
+                && keys[..mid.min(keys.len())].windows(2).all(|w| w[0] <= w[1])
+                && keys[mid.min(keys.len())..].windows(2).all(|w| w[0] <= w[1])
                 && keys.iter().enumerate().all(|(i, &k)| {
-                    let (live, ext) = key_of(g, &self.rect(run.start + i));
+                    let r = self.rect(run.start + i);
+                    let (live, ext) = key_of(g, &r);
+                    let (a, b) = across_of(g, &r);
+                    let half = run.across[usize::from(i >= mid)];
                     (live as f64) >= k as f64 - run.down
                         && (live as f64) <= k as f64 + run.up
                         && ext <= run.ext
+                        && half.0 <= a
+                        && b <= half.1
                 })
         });
         self.lanes.len() == len.div_ceil(W)
@@ -2529,6 +2624,56 @@ mod tests {
             });
             got.sort();
             let want: Vec<usize> = (0..19).filter(|&v| rects[v].intersects(&q)).collect();
+            assert_eq!(got, want, "{q:?}");
+        }
+    }
+
+    #[test]
+    fn a_query_beside_the_line_skips_the_far_half() {
+        let mut items = ItemList::default();
+        let mut rects = Vec::new();
+        // 256 items 4 wide crossing x = 50, their middles left or right of it in turn, spread
+        // along y.
+        for value in 0..256usize {
+            let (y, left) = ((value / 2) as f32 * 0.75, value % 2 == 0);
+            let x = if left { 47.0 } else { 49.0 } + (value % 7) as f32 * 0.1;
+            let rect = Rect::new(x, y, x + 4.0, y + 1.0);
+            let id = crate::quadtree::SlotKey {
+                index: value as u32,
+                generation: 0,
+            };
+            items.push(rect, Entry { id, value }, |_, _| {});
+            rects.push(rect);
+        }
+        items.make_banded(50.0);
+        items.sort_runs(&mut Vec::new(), |_, _| {});
+        assert!(items.lanes_consistent());
+        let run = items.run(0);
+        assert_eq!((run.len(), run.mid), (256, 128));
+        for (q, near) in [
+            // Right of every left item's right edge (at most 51.6): only the right half.
+            (Rect::new(52.0, 20.0, 60.0, 40.0), false),
+            // Left of every right item's left edge (at least 49): only the left half.
+            (Rect::new(40.0, 20.0, 48.5, 40.0), true),
+        ] {
+            let spans = items.spans(&q);
+            let tested: Vec<usize> = spans.at[..spans.n]
+                .iter()
+                .flat_map(|&(a, b)| a..b)
+                .collect();
+            assert!(!tested.is_empty(), "{q:?}");
+            // Every position tested holds an item of the half the query can meet.
+            for &p in &tested {
+                assert_eq!(items[p].value % 2 == 0, near, "{q:?} at {p}");
+            }
+            let mut got = Vec::new();
+            let _ = items.for_each_hit_windowed(&q, &mut None, |it| {
+                got.push(*it.value);
+                ControlFlow::<()>::Continue(())
+            });
+            got.sort();
+            let want: Vec<usize> = (0..256).filter(|&v| rects[v].intersects(&q)).collect();
+            assert!(!want.is_empty());
             assert_eq!(got, want, "{q:?}");
         }
     }

@@ -60,7 +60,10 @@
 //! - **Large groups are also sorted along their line.** A group of 64 or more straddlers can
 //!   keep a run sorted by the edge along the line it crosses (the crossing group by `min_y`,
 //!   the rest by `min_x`), with the keys kept beside it; a region query binary-searches them
-//!   and tests only the slice its range meets, plus the group's unsorted entries.
+//!   and tests only the slice its range meets, plus the group's unsorted entries. The run is
+//!   sorted in two halves, by which side of the line each entry's middle lay on, and each
+//!   half keeps the extent across the line its entries cover (grow-only): a query beside the
+//!   line skips the far half, whose entries it would meet along the line but not across it.
 //!   [`Quadtree::sort_straddlers`] sorts on demand; nothing else sorts (a bulk build neither,
 //!   as the order of the items is the order of the pairs a simulation resolves), so inserts
 //!   and moves stay O(1): an item that joins a group waits in its unsorted
