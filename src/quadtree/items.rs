@@ -768,30 +768,29 @@ impl<T> ItemList<T> {
             let (a, b) = across_of(g, &self.bands[g]);
             (a as f64 + b as f64) * 0.5
         };
-        let second = |r: &Rect| {
-            let (a, b) = across_of(g, r);
-            (a as f64 + b as f64) * 0.5 >= pivot
-        };
         // Keys in their total order's bits, above the offset in the group: one integer sort
-        // per half, the first half's entries first.
+        // per half, the first half's entries filled in from the front, the second's from the
+        // back.
         scratch.clear();
+        scratch.resize(n, 0);
+        let (mut mid, mut back) = (0, n);
         let mut ext = 0f64;
         let mut across = [NO_EXTENT; 2];
-        let mut mid = 0;
-        for half in [false, true] {
-            mid = scratch.len();
-            for p in s..e {
-                let r = self.rect(p);
-                if second(&r) != half {
-                    continue;
-                }
-                let (k, x) = key_of(g, &r);
-                ext = ext.max(x);
-                let (a, b) = across_of(g, &r);
-                let c = &mut across[usize::from(half)];
-                *c = (c.0.min(a), c.1.max(b));
-                scratch.push((u64::from(ordered(k)) << 32) | (p - s) as u64);
-            }
+        for p in s..e {
+            let r = self.rect(p);
+            let (k, x) = key_of(g, &r);
+            ext = ext.max(x);
+            let (a, b) = across_of(g, &r);
+            let half = usize::from((a as f64 + b as f64) * 0.5 >= pivot);
+            across[half] = (across[half].0.min(a), across[half].1.max(b));
+            let at = if half == 0 {
+                mid += 1;
+                mid - 1
+            } else {
+                back -= 1;
+                back
+            };
+            scratch[at] = (u64::from(ordered(k)) << 32) | (p - s) as u64;
         }
         scratch[..mid].sort_unstable();
         scratch[mid..].sort_unstable();
