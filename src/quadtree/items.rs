@@ -2584,25 +2584,33 @@ mod tests {
     /// A banded list whose groups share a block: a query meeting neither band tests no
     /// block, one meeting one band tests that group's blocks (the shared one included), and
     /// every scan still finds what brute force finds.
-    #[test]
-    fn a_query_missing_both_bands_tests_no_block() {
+    /// A list of `rects` in order, entry `i` with the value `i`.
+    fn list_of(rects: &[Rect]) -> ItemList<usize> {
         let mut items = ItemList::default();
-        let mut rects = Vec::new();
-        // 13 items crossing x = 50 (around y = 10..20), then 6 crossing only y = 50.
-        for value in 0..19usize {
-            let f = value as f32;
-            let rect = if value < 13 {
-                Rect::new(49.0, 10.0 + f * 0.5, 51.0, 11.0 + f * 0.5)
-            } else {
-                Rect::new(60.0 + f, 49.0, 61.0 + f, 51.0)
-            };
+        for (value, &rect) in rects.iter().enumerate() {
             let id = crate::quadtree::SlotKey {
                 index: value as u32,
                 generation: 0,
             };
             items.push(rect, Entry { id, value }, |_, _| {});
-            rects.push(rect);
         }
+        items
+    }
+
+    #[test]
+    fn a_query_missing_both_bands_tests_no_block() {
+        // 13 items crossing x = 50 (around y = 10..20), then 6 crossing only y = 50.
+        let rects: Vec<Rect> = (0..19)
+            .map(|value| {
+                let f = value as f32;
+                if value < 13 {
+                    Rect::new(49.0, 10.0 + f * 0.5, 51.0, 11.0 + f * 0.5)
+                } else {
+                    Rect::new(60.0 + f, 49.0, 61.0 + f, 51.0)
+                }
+            })
+            .collect();
+        let mut items = list_of(&rects);
         items.make_banded(50.0);
         assert_eq!(items.split(), 13);
         // The query, then the first block and the number of blocks tested.
@@ -2629,21 +2637,16 @@ mod tests {
 
     #[test]
     fn a_query_beside_the_line_skips_the_far_half() {
-        let mut items = ItemList::default();
-        let mut rects = Vec::new();
         // 256 items 4 wide crossing x = 50, their middles left or right of it in turn, spread
         // along y.
-        for value in 0..256usize {
-            let (y, left) = ((value / 2) as f32 * 0.75, value % 2 == 0);
-            let x = if left { 47.0 } else { 49.0 } + (value % 7) as f32 * 0.1;
-            let rect = Rect::new(x, y, x + 4.0, y + 1.0);
-            let id = crate::quadtree::SlotKey {
-                index: value as u32,
-                generation: 0,
-            };
-            items.push(rect, Entry { id, value }, |_, _| {});
-            rects.push(rect);
-        }
+        let rects: Vec<Rect> = (0..256)
+            .map(|value| {
+                let (y, left) = ((value / 2) as f32 * 0.75, value % 2 == 0);
+                let x = if left { 47.0 } else { 49.0 } + (value % 7) as f32 * 0.1;
+                Rect::new(x, y, x + 4.0, y + 1.0)
+            })
+            .collect();
+        let mut items = list_of(&rects);
         items.make_banded(50.0);
         items.sort_runs(&mut Vec::new(), |_, _| {});
         assert!(items.lanes_consistent());
