@@ -1297,7 +1297,9 @@ impl<T> ItemList<T> {
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
         // Long and short scans are separate calls into the AVX-compiled code: in one body,
-        // the long scan's batching made every short scan's call dearer.
+        // the long scan's batching made every short scan's call dearer. The closures handed
+        // to `Avx::run` and to the scans are marked to inline: left to itself, LLVM compiled
+        // a long scan apart from the AVX function, calling the block test out of line.
         let (first, end) = self.block_window(r, from);
         if first >= end {
             // Both bands missed (most lists above a small query), or nothing left to scan.
@@ -1326,7 +1328,16 @@ impl<T> ItemList<T> {
             if let Some(avx) = Avx::detect() {
                 return avx.run(
                     #[inline(always)]
-                    move || self.scan_short(r, from, (first, end), f, |l, r| l.hits_avx(avx, r)),
+                    move || {
+                        self.scan_short(
+                            r,
+                            from,
+                            (first, end),
+                            f,
+                            #[inline(always)]
+                            |l, r| l.hits_avx(avx, r),
+                        )
+                    },
                 );
             }
         }

@@ -44,24 +44,25 @@ pub(super) fn hits8(
     M32x4::bitmask8(half(0), half(4))
 }
 
-/// Asks the CPU to bring the cache lines of `lanes` (two: blocks are aligned to lines) into
-/// its caches ahead of a test, without waiting for them. A hint only: no effect on any result.
+/// Asks the CPU to bring the first two cache lines at `block` into its caches ahead of a
+/// test, without waiting for them: a whole block of lanes, which is 128 bytes aligned to a
+/// line. A hint only: no effect on any result.
 #[inline(always)]
-pub(super) fn prefetch<T>(lanes: &T) {
+pub(super) fn prefetch<T>(block: &T) {
     #[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = (lanes as *const T).cast::<i8>();
-        // SAFETY: a prefetch reads nothing the program sees and never faults; SSE is part of
-        // every x86_64 CPU. Both addresses lie within `lanes` for any `T` of 65 bytes or more,
-        // and a hint past the end would be harmless anyway.
+        let p = (block as *const T).cast::<i8>();
+        // SAFETY: SSE is part of every x86_64 CPU, and a prefetch of any address never faults
+        // and changes nothing the program sees; `wrapping_add` makes the second address
+        // without claiming that it lies inside `block`.
         unsafe {
             _mm_prefetch::<_MM_HINT_T0>(p);
             _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
         }
     }
     #[cfg(not(all(target_arch = "x86_64", not(quadstress_portable))))]
-    let _ = lanes;
+    let _ = block;
 }
 
 /// Bit 0 set when `pair[0]` intersects `r` (closed, as [`Rect::intersects`]), bit 1 when
@@ -272,7 +273,9 @@ mod form {
             std::arch::is_x86_feature_detected!("avx").then_some(Avx(()))
         }
 
-        /// Runs `scan` compiled for AVX, so that [`hits8`](Self::hits8) inlines into it.
+        /// Runs `scan` compiled for AVX, so that [`hits8`](Self::hits8) inlines into it. Mark
+        /// the closure `#[inline(always)]`: otherwise LLVM may compile a large one on its
+        /// own, without AVX, and call the block test out of line.
         #[inline(always)]
         pub(in super::super) fn run<R>(self, scan: impl FnOnce() -> R) -> R {
             // SAFETY: the token exists only on a CPU with AVX.
