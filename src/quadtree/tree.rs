@@ -382,7 +382,9 @@ impl<T> Quadtree<T> {
 
     /// Sorts the items that cross the centre lines of the internal nodes along the lines
     /// they cross, so that a region query reads only the part of each such list that its
-    /// range meets. Call it after building a large tree and before many region queries:
+    /// range meets. Each list is sorted in two halves, by the side of the line each item's
+    /// middle lies on, so a query beside the line also skips the half on the far side. Call
+    /// it after building a large tree and before many region queries:
     /// items inserted or moved to another node afterwards wait in unsorted tails that every
     /// query near the line scans whole, and items that move within their node keep their
     /// place while the sorted list widens its reach to cover them, so queries near the lines
