@@ -1472,7 +1472,7 @@ impl<T> ItemList<T> {
             return ControlFlow::Continue(());
         };
         *tests += ((hi * W).min(self.entries.len()) - lo * W) as u64;
-        // A copy `f` cannot write to, so the query's edges are read once (see `gather`).
+        // A copy `f` cannot write to, so the query's edges are read once (see `gather_short`).
         let r = *r;
         for (g, group) in blocks.chunks(GROUP).enumerate() {
             let mut mask = group_mask(group, &r, &hits);
@@ -1499,7 +1499,7 @@ impl<T> ItemList<T> {
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
         H: Fn(&Lanes, &Rect) -> u32,
     {
-        // A copy `f` cannot write to, so the query's edges are read once (see `gather`).
+        // A copy `f` cannot write to, so the query's edges are read once (see `gather_short`).
         let r = *r;
         if !self.has_runs() {
             return self.scan_blocks(&r, from, batch, f, hits);
@@ -1829,20 +1829,36 @@ impl<T> ItemList<T> {
         H: Fn(&Lanes, &Rect) -> u32,
     {
         let r = *r;
-        let (entries, tree) = (self.entries.as_slice(), self.tree);
         let batch = batch.get_or_insert_with(HitBatch::new);
+        self.gather_span(&r, out, (first * W, end * W), batch, &hits);
+        Self::push_hits(&self.entries, self.tree, out, batch);
+    }
+
+    /// Appends the handles of the hits among the positions `start..end` (not empty) to `out`,
+    /// through `batch`, which may keep the last ones.
+    #[inline(always)]
+    fn gather_span<H>(
+        &self,
+        r: &Rect,
+        out: &mut Vec<ItemId>,
+        span: (usize, usize),
+        batch: &mut HitBatch,
+        hits: &H,
+    ) where
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
+        let (entries, tree) = (self.entries.as_slice(), self.tree);
         let _ = for_span_blocks::<(), _, _>(
             &self.lanes,
-            &r,
-            (first * W, end * W),
-            &hits,
+            r,
+            span,
+            hits,
             #[inline(always)]
             |b, _, mask| {
                 Self::push_block(entries, tree, out, b, mask, batch);
                 ControlFlow::Continue(())
             },
         );
-        Self::push_hits(entries, tree, out, batch);
     }
 
     /// As [`report_block`](Self::report_block), appending handles to `out`.
@@ -1876,7 +1892,7 @@ impl<T> ItemList<T> {
         );
     }
 
-    /// As `gather`, over the spans of a list with runs.
+    /// As [`gather_long`](Self::gather_long), over the spans of a list with runs.
     #[inline(always)]
     fn gather_spans<H>(
         &self,
@@ -1888,26 +1904,14 @@ impl<T> ItemList<T> {
         H: Fn(&Lanes, &Rect) -> u32,
     {
         let r = *r;
-        let (entries, tree) = (self.entries.as_slice(), self.tree);
         let batch = batch.get_or_insert_with(HitBatch::new);
         let spans = self.spans(&r);
         for &(start, end) in &spans.at[..spans.n] {
-            if start >= end {
-                continue;
+            if start < end {
+                self.gather_span(&r, out, (start, end), batch, &hits);
             }
-            let _ = for_span_blocks::<(), _, _>(
-                &self.lanes,
-                &r,
-                (start, end),
-                &hits,
-                #[inline(always)]
-                |b, _, mask| {
-                    Self::push_block(entries, tree, out, b, mask, batch);
-                    ControlFlow::Continue(())
-                },
-            );
         }
-        Self::push_hits(entries, tree, out, batch);
+        Self::push_hits(&self.entries, self.tree, out, batch);
     }
 
     /// Blocks of `W` rectangles: entry `p` is in block `p / W`.
@@ -2048,10 +2052,11 @@ impl<T> ItemList<T> {
                     && run.start + run.len() <= e
             };
             let mid = run.mid;
+            let sorted = |keys: &[f32]| keys.windows(2).all(|w| w[0] <= w[1]);
             placed
                 && mid <= keys.len()
-                && keys[..mid.min(keys.len())].windows(2).all(|w| w[0] <= w[1])
-                && keys[mid.min(keys.len())..].windows(2).all(|w| w[0] <= w[1])
+                && sorted(&keys[..mid])
+                && sorted(&keys[mid..])
                 && keys.iter().enumerate().all(|(i, &k)| {
                     let r = self.rect(run.start + i);
                     let (live, ext) = key_of(g, &r);
@@ -2270,23 +2275,12 @@ mod tests {
         let n = items.len();
         for from in 0..=n {
             let want: Vec<usize> = (from..n).filter(|&i| rects[i].intersects(&r)).collect();
-            let mut dispatched = Vec::new();
-            let _ = items.for_each_hit(&r, from, &mut None, |e| {
-                assert_eq!(e.rect, rects[*e.value]);
-                dispatched.push(*e.value);
-                ControlFlow::<()>::Continue(())
-            });
-            let mut portable = Vec::new();
-            let _ = items.scan(
-                &r,
-                from,
-                &mut None,
-                |e| {
-                    portable.push(*e.value);
-                    ControlFlow::<()>::Continue(())
-                },
-                hits_scalar,
-            );
+            let dispatched = hits_from(items, &r, from);
+            for &(v, rect) in &dispatched {
+                assert_eq!(rect, rects[v]);
+            }
+            let dispatched: Vec<usize> = dispatched.into_iter().map(|(v, _)| v).collect();
+            let portable = portable_scan(items, &r, from);
             assert_eq!((&dispatched, &portable), (&want, &want));
         }
         let want_hits: Vec<usize> = (0..n).filter(|&i| rects[i].intersects(&r)).collect();
@@ -2527,13 +2521,7 @@ mod tests {
             let want: Vec<usize> = (0..rects.len())
                 .filter(|&v| rects[v].is_some_and(|r| r.intersects(&q)))
                 .collect();
-            let mut found = Vec::new();
-            let _ = items.for_each_hit(&q, 0, &mut None, |e| {
-                found.push(*e.value);
-                ControlFlow::<()>::Continue(())
-            });
-            found.sort_unstable();
-            assert_eq!(found, want);
+            assert_eq!(sorted_hits(&items, &q), want);
             let mut grouped = Vec::new();
             let _ = items.for_each_hit_grouped(
                 &q,
@@ -2568,17 +2556,7 @@ mod tests {
             // The portable block test, and a scan from a position on.
             let from = step % (items.len() + 1);
             let want: Vec<usize> = want.into_iter().filter(|&v| at[v] >= from).collect();
-            let mut portable = Vec::new();
-            let _ = items.scan(
-                &q,
-                from,
-                &mut None,
-                |e| {
-                    portable.push(*e.value);
-                    ControlFlow::<()>::Continue(())
-                },
-                hits_scalar,
-            );
+            let mut portable = portable_scan(&items, &q, from);
             portable.sort_unstable();
             assert_eq!(portable, want);
         }
@@ -2595,6 +2573,41 @@ mod tests {
     /// A banded list whose groups share a block: a query meeting neither band tests no
     /// block, one meeting one band tests that group's blocks (the shared one included), and
     /// every scan still finds what brute force finds.
+    /// The values and rectangles `for_each_hit` reports for `r` from position `from`, in
+    /// the order it reports them.
+    fn hits_from(items: &ItemList<usize>, r: &Rect, from: usize) -> Vec<(usize, Rect)> {
+        let mut found = Vec::new();
+        let _ = items.for_each_hit(r, from, &mut None, |e| {
+            found.push((*e.value, e.rect));
+            ControlFlow::<()>::Continue(())
+        });
+        found
+    }
+
+    /// The values `for_each_hit` reports for `r` from position 0, sorted.
+    fn sorted_hits(items: &ItemList<usize>, r: &Rect) -> Vec<usize> {
+        let mut found: Vec<usize> = hits_from(items, r, 0).into_iter().map(|(v, _)| v).collect();
+        found.sort_unstable();
+        found
+    }
+
+    /// The values the region queries' scan reports for `r` from position `from` with the
+    /// portable block test, in order.
+    fn portable_scan(items: &ItemList<usize>, r: &Rect, from: usize) -> Vec<usize> {
+        let mut found = Vec::new();
+        let _ = items.scan(
+            r,
+            from,
+            &mut None,
+            |e| {
+                found.push(*e.value);
+                ControlFlow::<()>::Continue(())
+            },
+            hits_scalar,
+        );
+        found
+    }
+
     /// A list of `rects` in order, entry `i` with the value `i`.
     fn list_of(rects: &[Rect]) -> ItemList<usize> {
         let mut items = ItemList::default();
@@ -2635,14 +2648,8 @@ mod tests {
             let (a, b) = items.window(&q);
             let tested = (b > a).then_some((a, b - a));
             assert_eq!(tested, want_blocks, "{q:?}");
-            let mut got = Vec::new();
-            let _ = items.for_each_hit(&q, 0, &mut None, |it| {
-                got.push(*it.value);
-                ControlFlow::<()>::Continue(())
-            });
-            got.sort();
             let want: Vec<usize> = (0..19).filter(|&v| rects[v].intersects(&q)).collect();
-            assert_eq!(got, want, "{q:?}");
+            assert_eq!(sorted_hits(&items, &q), want, "{q:?}");
         }
     }
 
