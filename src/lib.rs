@@ -30,35 +30,24 @@
 //! - [`Quadtree`] and its types: the tree (see its documentation for a guide).
 //! - [`oracle`]: brute-force answers to every query, the ground truth
 //!   of the crate's tests, public so that users can check their own use the same way.
-//! - `sim` (feature `sim`): the particle physics the demo runs.
+//!
+//! The particle simulation (`quadstress-sim`), the demo (`quadstress-demo`) and the benches
+//! (`quadstress-benches`) are members of this crate's workspace, not parts of it.
 //!
 //! ## Features
-//! - `sim` (default): the particle simulation (module `sim`; needs `rand`).
-//! - `demo` (default): the macroquad stress-test demo binary, with its scripted and headless
-//!   modes (needs `macroquad` and `clap`).
-//! - `rayon` (enabled by `sim`): [`Quadtree::par_pairs`] and [`Quadtree::update_many`], the
-//!   pair search and batch moves on every core, with the same answer on any thread count.
-//! - `peers`: the table bench's peer crates (`cargo bench --bench table --features peers`).
-//!
-//! With `default-features = false` the crate has no dependencies at all.
+//! With its default features the crate has no dependencies at all.
+//! - `rayon` (off by default): [`Quadtree::par_pairs`], [`Quadtree::update_many`] and
+//!   [`Quadtree::par_insert_many`], the pair search, batch moves and bulk inserts on every
+//!   core, with the same answer on any thread count.
 //!
 //! ## Unsafe code
-//! Denied everywhere but in two places, each allowing it for its module alone:
-//! - `quadtree/simd.rs`: a four-lane `f32` type with the few operations the block scans need
-//!   (load, splat, compares, and/or, min/max, bit mask) and the four edges' cell mapping
-//!   (subtract, scale, clamp, truncate), written with the target's vector
-//!   intrinsics (SSE on x86_64, NEON on aarch64, `simd128` on wasm32 when enabled), plus an
-//!   eight-lane AVX block test on x86_64 used only after a run-time check that the CPU has
-//!   AVX. Other targets, and any build with `RUSTFLAGS="--cfg quadstress_portable"`, use a
-//!   portable form with no unsafe code.
-//! - `sim/parallel.rs`, `sim/solver.rs` and `sim/layout.rs` (feature `sim`): `SharedSlice`, a
-//!   `&mut [T]` that the tasks of one parallel loop write through at disjoint indices,
-//!   bounds-checked on every access. The stripe solver relies on it: a contact touches particles of its stripe
-//!   and the next only (the others go to a serial pass), and the stripes solved at once are
-//!   two apart, so no particle is written by two tasks at a time; the contact sort writes
-//!   each position its counting sort hands out once, and so do the reorder's radix sort and
-//!   its renumbering of the particles. Safe indexing cannot express these
-//!   writes: a stripe's particles are scattered through the particle array.
+//! Denied everywhere but in `quadtree/simd.rs`, which allows it for itself alone: a four-lane
+//! `f32` type with the few operations the block scans need (load, splat, compares, and/or,
+//! min/max, bit mask) and the four edges' cell mapping (subtract, scale, clamp, truncate),
+//! written with the target's vector intrinsics (SSE on x86_64, NEON on aarch64, `simd128` on
+//! wasm32 when enabled), plus an eight-lane AVX block test on x86_64 used only after a
+//! run-time check that the CPU has AVX, and a prefetch hint. Other targets, and any build
+//! with `RUSTFLAGS="--cfg quadstress_portable"`, use a portable form with no unsafe code.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -69,8 +58,6 @@ struct ReadmeDoctests;
 
 pub mod oracle;
 mod quadtree;
-#[cfg(feature = "sim")]
-pub mod sim;
 
 #[cfg(feature = "rayon")]
 pub use quadtree::{BatchError, PairWorkspace, UpdateWorkspace};

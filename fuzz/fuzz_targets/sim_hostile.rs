@@ -5,7 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use quadstress::sim::{Broadphase, Percentiles, SimConfig, SimError, Simulation};
+use quadstress_sim::{Broadphase, Percentiles, SimConfig, SimError, Simulation};
 use quadstress::{Config, Placement, Rect};
 use quadstress_fuzz::{Num, WorldSpec, R};
 

@@ -218,6 +218,25 @@ impl Rect {
             Ok(())
         }
     }
+
+    /// The rectangle grown by `margin` on every side, each bound rounded outwards to the next
+    /// `f32` so that the result covers the exact bounds, and saturating at `-f32::MAX` and
+    /// `f32::MAX`: a query box that must not miss anything within `margin` of `self`.
+    ///
+    /// ```
+    /// use quadstress::Rect;
+    /// let r = Rect::new(0.0, 0.0, 1.0, 1.0).grown(0.1);
+    /// assert!(r.min_x <= -0.1 && r.max_x >= 1.1);
+    /// assert_eq!(Rect::new(0.0, 0.0, f32::MAX, 1.0).grown(1e39).max_x, f32::MAX);
+    /// ```
+    pub fn grown(&self, margin: f64) -> Rect {
+        Rect::new(
+            f32_at_or_below(self.min_x as f64 - margin),
+            f32_at_or_below(self.min_y as f64 - margin),
+            f32_at_or_above(self.max_x as f64 + margin),
+            f32_at_or_above(self.max_y as f64 + margin),
+        )
+    }
 }
 
 /// The largest `f32` at or below `v`, saturating at `-f32::MAX` and `f32::MAX`: rounds a

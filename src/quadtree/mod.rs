@@ -161,8 +161,6 @@ use slots::{end_generation, Entry, Slot, SlotKey, TreeId, RETIRED};
 pub use config::{Config, Placement, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY};
 pub use error::QuadtreeError;
 pub use geom::Rect;
-#[cfg(feature = "sim")]
-pub(crate) use geom::{f32_at_or_above, f32_at_or_below};
 pub use inspect::{Iter, NodeInfo, NodeItems, Nodes, TreeStats};
 pub use iter_rect::RectIter;
 #[cfg(feature = "rayon")]

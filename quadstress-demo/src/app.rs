@@ -1,0 +1,955 @@
+//! The demo's state and its per-frame work: the actions of the controls table, the simulation
+//! step, the blue quad. `App` reads no clock and no input device of its own: the loop hands it
+//! a [`Clock`] and a [`Pointer`], so its logic is tested without a window.
+
+use std::fmt::Write as _;
+
+use clap::ValueEnum;
+use quadstress::{Config, Placement, Rect, MAX_DEPTH};
+use quadstress_sim::{
+    Broadphase, FixedStep, PhaseTimes, SimConfig, SimError, Simulation,
+    DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS,
+};
+
+use super::controls::{Action, Binding};
+use super::probe::{Probe, Shape};
+use super::profile::Profile;
+use super::stepper::Stepped;
+use super::view::{Camera, View};
+
+/// The world the demo simulates: three times the default window, so 50,000 particles of 8x8
+/// cover about 45% of it.
+pub const WORLD: Rect = Rect::new(0.0, 0.0, 3072.0, 2304.0);
+/// Side of a particle in world units: 8 px at 1:1.
+pub const PARTICLE_SIZE: f32 = 8.0;
+/// The largest share of the world's area the particles may cover: as much as a pile holds.
+/// A settled pile packs at about 0.73 to 0.79 (the headless mode's `pile.packing`, the
+/// particles' area over the area under the pile's top), so at 80% it already reaches 95% of
+/// the world's height, and at 90% it is a packed box pressed into itself (`overlap.mean` 0.10
+/// of a side). Above about 70%, a burst spawned at random can also leave a pair of particles
+/// lying one on the other. Up to 65% every measured pile held (`overlap.max` under 0.10 of
+/// a side, seeds 1 to 4). `--world-scale` makes room for more.
+pub const MAX_COVERAGE: f32 = 0.65;
+/// Frames kept for the frame-time graph (about three seconds at 60 FPS).
+pub const GRAPH_FRAMES: usize = 180;
+/// Most particles the brute-force broad phase accepts: above this, one of its steps takes
+/// more than about 100 ms on the machine this was measured on (2 shared cores), and the
+/// window would freeze.
+pub const BRUTE_FORCE_MAX_PARTICLES: usize = 5_000;
+/// How long a message stays on screen, in seconds.
+const MESSAGE_SECONDS: f64 = 3.0;
+
+const QUAD_SPEED: f32 = 900.0;
+/// Zoom factor per wheel notch.
+const ZOOM_STEP: f32 = 1.25;
+
+/// Seconds on a monotonic clock: `platform::now_seconds` in the window, a fake one in tests.
+pub type Clock = fn() -> f64;
+
+/// Most particles the demo's world holds: [`MAX_COVERAGE`] of its area.
+pub fn particle_cap() -> usize {
+    particle_cap_of(WORLD)
+}
+
+/// Most particles `world` holds: [`MAX_COVERAGE`] of its area.
+pub fn particle_cap_of(world: Rect) -> usize {
+    (f64::from(world.width()) * f64::from(world.height()) * f64::from(MAX_COVERAGE)
+        / f64::from(PARTICLE_SIZE * PARTICLE_SIZE)) as usize
+}
+
+/// [`WORLD`] with its width and height times `scale`, from the same top-left corner.
+pub fn scaled_world(scale: f32) -> Rect {
+    Rect::from_min_size(
+        WORLD.min_x,
+        WORLD.min_y,
+        WORLD.width() * scale,
+        WORLD.height() * scale,
+    )
+}
+
+/// What the particles' colours mean (also the `--colors` flag's values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, ValueEnum)]
+pub enum ColorMode {
+    /// The depth of the node holding the particle: the tree shows inside a dense pile.
+    #[default]
+    Depth,
+    /// How fast the particle moves.
+    Speed,
+    /// Whether it touches another particle.
+    Contact,
+}
+
+impl ColorMode {
+    /// The next mode, wrapping around.
+    pub fn next(self) -> Self {
+        match self {
+            ColorMode::Depth => ColorMode::Speed,
+            ColorMode::Speed => ColorMode::Contact,
+            ColorMode::Contact => ColorMode::Depth,
+        }
+    }
+
+    /// The name the legend and messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorMode::Depth => "node depth",
+            ColorMode::Speed => "speed",
+            ColorMode::Contact => "contact",
+        }
+    }
+}
+
+/// What is drawn, and which overlays are open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Display {
+    /// What the particles' colours mean.
+    pub colors: ColorMode,
+    /// Node outlines.
+    pub outlines: bool,
+    /// The statistics panel.
+    pub hud: bool,
+    /// The help overlay.
+    pub help: bool,
+    /// The controls panel (shown only with the statistics panel).
+    pub panel: bool,
+}
+
+impl Display {
+    /// Whether the controls panel is on screen: it hides with the statistics panel.
+    pub fn panel_shown(&self) -> bool {
+        self.hud && self.panel
+    }
+}
+
+impl Default for Display {
+    fn default() -> Self {
+        Display {
+            colors: ColorMode::default(),
+            outlines: true,
+            hud: true,
+            help: false,
+            panel: true,
+        }
+    }
+}
+
+/// The frame times of the last [`GRAPH_FRAMES`] frames, in milliseconds.
+#[derive(Clone, Debug)]
+pub struct FrameGraph {
+    ms: [f32; GRAPH_FRAMES],
+    /// Frames recorded so far; the next one goes at `recorded % GRAPH_FRAMES`.
+    recorded: usize,
+}
+
+impl FrameGraph {
+    fn new() -> Self {
+        FrameGraph {
+            ms: [0.0; GRAPH_FRAMES],
+            recorded: 0,
+        }
+    }
+
+    /// Records a frame time.
+    pub fn record(&mut self, seconds: f32) {
+        self.ms[self.recorded % GRAPH_FRAMES] = seconds * 1e3;
+        self.recorded += 1;
+    }
+
+    /// The last frame's time, 0 before the first.
+    pub fn last_ms(&self) -> f32 {
+        self.ms[(self.recorded + GRAPH_FRAMES - 1) % GRAPH_FRAMES]
+    }
+
+    /// The kept frame times, oldest first (zeros before the first frames).
+    pub fn oldest_first(&self) -> impl Iterator<Item = f32> + '_ {
+        (0..GRAPH_FRAMES).map(move |i| self.ms[(self.recorded + i) % GRAPH_FRAMES])
+    }
+
+    /// The slowest kept frame time.
+    pub fn slowest_ms(&self) -> f32 {
+        self.ms.iter().copied().fold(0.0, f32::max)
+    }
+}
+
+/// The pointer this frame: where it is on screen and how far the wheel turned.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pointer {
+    /// Screen position.
+    pub x: f32,
+    pub y: f32,
+    /// Wheel notches, positive away from the user.
+    pub wheel: f32,
+}
+
+/// Particles in the sample the brute-force estimate times: about half a million rectangle
+/// tests, well under a millisecond.
+const ESTIMATE_SAMPLE: usize = 1024;
+/// Seconds between two timings of the sample.
+const ESTIMATE_SECONDS: f64 = 1.0;
+
+/// What brute force would cost at the current count: the time of one rectangle test, taken
+/// from testing every pair of a sample of the particles, times the n(n-1)/2 tests brute force
+/// makes at n particles.
+#[derive(Debug, Default)]
+pub struct BruteForceEstimate {
+    /// Milliseconds per pair test, from the last timing.
+    ms_per_pair: f64,
+    /// When the sample was last timed.
+    timed_at: Option<f64>,
+    /// The sample's rectangles, kept to avoid allocating each second.
+    sample: Vec<Rect>,
+}
+
+impl BruteForceEstimate {
+    /// Brute force's estimated pair search at `n` particles, in milliseconds; `None` before
+    /// the first timing.
+    pub fn ms_at(&self, n: usize) -> Option<f64> {
+        let n = n as f64;
+        self.timed_at
+            .map(|_| self.ms_per_pair * n * (n - 1.0).max(0.0) / 2.0)
+    }
+
+    /// Times every pair of a sample of `sim`'s particles, once every [`ESTIMATE_SECONDS`].
+    fn refresh(&mut self, sim: &Simulation, clock: Clock) {
+        let now = clock();
+        if self
+            .timed_at
+            .is_some_and(|at| now - at < ESTIMATE_SECONDS && now >= at)
+            || sim.len() < 64
+        {
+            return;
+        }
+        let s = sim.config().particle_size;
+        let stride = sim.len().div_ceil(ESTIMATE_SAMPLE).max(1);
+        self.sample.clear();
+        self.sample
+            .extend(sim.particles().iter().step_by(stride).map(|p| p.rect(s)));
+        let t = clock();
+        // The brute-force broad phase's loop: every pair, one rectangle test each.
+        let mut touching = 0usize;
+        for (i, a) in self.sample.iter().enumerate() {
+            for b in &self.sample[i + 1..] {
+                touching += usize::from(a.intersects(b));
+            }
+        }
+        std::hint::black_box(touching);
+        let m = self.sample.len() as f64;
+        self.ms_per_pair = (clock() - t) * 1e3 / (m * (m - 1.0) / 2.0);
+        self.timed_at = Some(now);
+    }
+}
+
+/// Fractional particles owed to each spawn source, so low rates still spawn.
+#[derive(Debug, Default)]
+struct SpawnDebt {
+    trickle: f32,
+    flood: f32,
+    cursor: f32,
+}
+
+/// A message for the screen (spawn cap reached, settings changed) and until when it shows.
+#[derive(Debug, Default)]
+struct Message {
+    text: String,
+    until: f64,
+}
+
+/// Everything the demo remembers between frames.
+pub struct App {
+    /// The particles and their tree.
+    pub sim: Simulation,
+    /// Where the view looks.
+    pub camera: Camera,
+    /// What is drawn.
+    pub display: Display,
+    /// The blue quad.
+    pub probe: Probe,
+    /// Recent frame times.
+    pub graph: FrameGraph,
+    /// The last step's phase times.
+    pub times: PhaseTimes,
+    /// Brute force's cost at the current count, for comparison with the tree's.
+    pub brute_force: BruteForceEstimate,
+    paused: bool,
+    step_once: bool,
+    quit: bool,
+    /// Particles per second from the cursor.
+    cursor_rate: f32,
+    debt: SpawnDebt,
+    /// The last cursor position while the middle button pans.
+    pan_from: Option<(f32, f32)>,
+    message: Message,
+    clock: Clock,
+    /// Real time turned into fixed steps.
+    pub fixed: FixedStep,
+    /// The frame's phases over the last frames, for the HUD's profile lines.
+    pub profile: Profile,
+    /// Which renderer draws the particles, and on which OpenGL.
+    pub renderer: String,
+    /// Depth of the node holding each particle, by particle index, as of the last
+    /// [`begin_frame`](Self::begin_frame) in depth colouring.
+    pub depth: Vec<std::sync::atomic::AtomicU8>,
+}
+
+impl App {
+    /// A demo with the given tree settings, broad phase and gravity, reading `clock`.
+    ///
+    /// # Errors
+    /// The simulation's, for bad tree settings.
+    pub fn new(
+        tree: Config,
+        gravity_on: bool,
+        seed: u64,
+        broadphase: Broadphase,
+        clock: Clock,
+    ) -> Result<Self, SimError> {
+        let sim = Simulation::new(SimConfig {
+            world: WORLD,
+            particle_size: PARTICLE_SIZE,
+            max_particles: particle_cap(),
+            tree,
+            gravity_on,
+            seed,
+            broadphase,
+            ..SimConfig::default()
+        })?;
+        Ok(App {
+            sim,
+            camera: Camera::default(),
+            display: Display::default(),
+            // Left of the controls panel, clear of the hint below it.
+            probe: Probe::new(Rect::from_min_size(1200.0, 900.0, 600.0, 450.0), WORLD),
+            graph: FrameGraph::new(),
+            times: PhaseTimes::default(),
+            brute_force: BruteForceEstimate::default(),
+            paused: false,
+            step_once: false,
+            quit: false,
+            cursor_rate: 600.0,
+            debt: SpawnDebt::default(),
+            pan_from: None,
+            message: Message::default(),
+            clock,
+            fixed: FixedStep::new(STEP_SECONDS, DEFAULT_MAX_STEPS_PER_FRAME)?,
+            profile: Profile::default(),
+            renderer: String::new(),
+            depth: Vec::new(),
+        })
+    }
+
+    /// Starts over in [`WORLD`] scaled by `scale` (see [`scaled_world`]), with the particle
+    /// cap of its area and every other setting kept; the particles are removed.
+    ///
+    /// # Errors
+    /// The simulation's errors for a world it refuses; nothing changes then.
+    pub fn set_world_scale(&mut self, scale: f32) -> Result<(), SimError> {
+        let world = scaled_world(scale);
+        let threads = self.sim.threads();
+        let mut sim = Simulation::new(SimConfig {
+            world,
+            max_particles: particle_cap_of(world),
+            ..*self.sim.config()
+        })?;
+        sim.set_threads(threads)?;
+        self.sim = sim;
+        self.probe.set_world(world);
+        Ok(())
+    }
+
+    /// [`set_world_scale`](Self::set_world_scale), saying what happened.
+    pub fn rescale_world(&mut self, scale: f32) {
+        match self.set_world_scale(scale) {
+            Ok(()) => {
+                let cap = self.sim.config().max_particles;
+                self.say(format_args!(
+                    "world x{scale}: room for {cap} particles (the old ones are gone)"
+                ));
+            }
+            Err(e) => self.say(format_args!("world scale refused: {e}")),
+        }
+    }
+
+    /// Runs the simulation's phases on `threads` worker threads, or says why not.
+    pub fn set_threads(&mut self, threads: usize) {
+        match self.sim.set_threads(threads) {
+            Ok(()) => self.say(format_args!("simulation threads: {threads}")),
+            Err(e) => self.say(format_args!("threads refused: {e}")),
+        }
+    }
+
+    /// Seconds on the app's clock.
+    pub fn now(&self) -> f64 {
+        (self.clock)()
+    }
+
+    /// Whether the simulation is paused.
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Whether the user asked to end the program.
+    pub fn quit_requested(&self) -> bool {
+        self.quit
+    }
+
+    /// Particles per second the cursor stream spawns.
+    pub fn cursor_rate(&self) -> f32 {
+        self.cursor_rate
+    }
+
+    /// The message on screen now, if any.
+    pub fn message(&self) -> Option<&str> {
+        (self.now() < self.message.until).then_some(self.message.text.as_str())
+    }
+
+    /// Whether the blue quad's report is on screen.
+    pub fn report_shown(&self) -> bool {
+        self.probe.shown(self.now())
+    }
+
+    /// Shows a message on screen for a few seconds and prints it.
+    pub fn say(&mut self, text: std::fmt::Arguments<'_>) {
+        self.message.text.clear();
+        let _ = self.message.text.write_fmt(text);
+        println!("{}", self.message.text);
+        self.message.until = self.now() + MESSAGE_SECONDS;
+    }
+
+    /// An input of binding `b` is not active this frame: ends the drags it started.
+    pub fn release(&mut self, b: &Binding) {
+        match b.action {
+            Action::TestQuad if self.probe.release(&self.sim, self.clock).is_some() => {
+                println!("dropped: {}", self.probe.line());
+            }
+            Action::Pan => self.pan_from = None,
+            _ => {}
+        }
+    }
+
+    /// Does what binding `b` does, as if its input were active this frame.
+    pub fn act(&mut self, b: &Binding, dt: f32, view: &View, pointer: Pointer) {
+        let cursor = view.to_world(pointer.x, pointer.y);
+        let now = self.now();
+        match b.action {
+            Action::SpawnTrickle | Action::SpawnFlood => {
+                let rate = b.action.spawn_rate().unwrap_or(0) as f32;
+                let debt = if b.action == Action::SpawnTrickle {
+                    &mut self.debt.trickle
+                } else {
+                    &mut self.debt.flood
+                };
+                let n = take_whole(debt, rate * dt);
+                self.spawn(n, None);
+            }
+            Action::SpawnAtCursor => {
+                let n = take_whole(&mut self.debt.cursor, self.cursor_rate * dt);
+                self.spawn(n, Some(cursor));
+            }
+            Action::SpawnRateDown | Action::SpawnRateUp => {
+                let factor = if b.action == Action::SpawnRateUp {
+                    1.5
+                } else {
+                    1.0 / 1.5
+                };
+                self.set_cursor_rate(self.cursor_rate * factor);
+            }
+            Action::TestQuad => {
+                if self
+                    .probe
+                    .hold(&self.sim, cursor.0, cursor.1, self.clock)
+                    .is_some()
+                {
+                    println!("right-click: {}", self.probe.line());
+                }
+            }
+            Action::Pan => {
+                if let Some((px, py)) = self.pan_from {
+                    self.camera.pan(view, pointer.x - px, pointer.y - py);
+                }
+                self.pan_from = Some((pointer.x, pointer.y));
+            }
+            Action::Zoom => {
+                let notches = pointer.wheel.signum();
+                self.camera
+                    .zoom_about(view, ZOOM_STEP.powf(notches), pointer.x, pointer.y);
+            }
+            Action::FitWorld => self.camera.fit(),
+            Action::QuadLeft => self.probe.nudge(-QUAD_SPEED * dt, 0.0, now),
+            Action::QuadRight => self.probe.nudge(QUAD_SPEED * dt, 0.0, now),
+            Action::QuadUp => self.probe.nudge(0.0, -QUAD_SPEED * dt, now),
+            Action::QuadDown => self.probe.nudge(0.0, QUAD_SPEED * dt, now),
+            Action::CycleColors => self.set_colors(self.display.colors.next()),
+            Action::ToggleOutlines => self.display.outlines = !self.display.outlines,
+            Action::Pause => self.paused = !self.paused,
+            Action::Step => self.step_once = true,
+            Action::Clear => self.clear(),
+            Action::ToggleGravity => self.set_gravity(!self.sim.config().gravity_on),
+            Action::CycleBroadphase => self.set_broadphase(self.sim.broadphase().next()),
+            Action::CapacityDown | Action::CapacityUp | Action::DepthDown | Action::DepthUp => {
+                let mut c = self.sim.config().tree;
+                match b.action {
+                    Action::CapacityDown => c.leaf_capacity = (c.leaf_capacity / 2).max(1),
+                    Action::CapacityUp => c.leaf_capacity = (c.leaf_capacity * 2).min(1024),
+                    Action::DepthDown => c.max_depth = c.max_depth.saturating_sub(1),
+                    _ => c.max_depth = (c.max_depth + 1).min(MAX_DEPTH),
+                }
+                self.set_tree(c);
+            }
+            Action::TogglePlacement => {
+                let mut c = self.sim.config().tree;
+                c.placement = match c.placement {
+                    Placement::Exact => Placement::Loose,
+                    Placement::Loose => Placement::Exact,
+                };
+                self.set_tree(c);
+            }
+            Action::ToggleHud => self.display.hud = !self.display.hud,
+            Action::ToggleHelp => self.display.help = !self.display.help,
+            Action::TogglePanel => self.display.panel = !self.display.panel,
+            Action::CycleQuery => self.set_query(self.probe.shape().next()),
+            Action::Close => {
+                // Esc closes what is open before it ends anything, so in a page (which cannot
+                // be ended) it still does something.
+                if self.display.help {
+                    self.display.help = false;
+                } else if self.display.panel_shown() {
+                    self.display.panel = false;
+                } else {
+                    self.quit = true;
+                }
+            }
+        }
+    }
+
+    /// Sets the cursor stream's rate, within 10 to 50,000 particles a second.
+    pub fn set_cursor_rate(&mut self, rate: f32) {
+        self.cursor_rate = rate.clamp(10.0, 50_000.0);
+        let rate = self.cursor_rate;
+        self.say(format_args!("cursor stream: {rate:.0} particles/s"));
+    }
+
+    /// Sets the blue quad's query and runs it if its report is shown.
+    pub fn set_query(&mut self, shape: Shape) {
+        self.probe.set_shape(shape);
+        self.say(format_args!("right-click query: {}", shape.name()));
+        if self.report_shown() {
+            self.probe.run(&self.sim, self.clock);
+            println!("query: {}", self.probe.line());
+        }
+    }
+
+    /// Sets how many neighbours the nearest query finds.
+    pub fn set_nearest_k(&mut self, k: usize) {
+        self.probe.set_k(k);
+        if self.report_shown() {
+            self.probe.run(&self.sim, self.clock);
+        }
+    }
+
+    /// Spawns `n` particles at random places.
+    pub fn spawn_at_random(&mut self, n: usize) {
+        self.spawn(n, None);
+    }
+
+    /// Pauses or resumes the simulation.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// Advances one frame while paused.
+    pub fn step_once(&mut self) {
+        self.step_once = true;
+    }
+
+    /// Removes every particle.
+    pub fn clear(&mut self) {
+        self.sim.clear();
+        self.probe.forget();
+    }
+
+    /// Sets the colouring.
+    pub fn set_colors(&mut self, colors: ColorMode) {
+        self.display.colors = colors;
+        self.say(format_args!("colours: {}", colors.name()));
+    }
+
+    /// Gravity on or off.
+    pub fn set_gravity(&mut self, on: bool) {
+        self.sim.set_gravity(on);
+        self.say(format_args!("gravity {}", if on { "on" } else { "off" }));
+    }
+
+    /// Switches to broad phase `mode`; brute force is refused above
+    /// [`BRUTE_FORCE_MAX_PARTICLES`] and the next mode taken instead.
+    pub fn set_broadphase(&mut self, mode: Broadphase) {
+        if mode == Broadphase::BruteForce && !self.brute_force_allowed() {
+            self.refuse_brute_force("refused");
+        } else {
+            self.sim.set_broadphase(mode);
+            self.say(format_args!("broad phase: {}", mode.name()));
+        }
+    }
+
+    /// Rebuilds the tree with settings `c`, or says why they are refused.
+    pub fn set_tree(&mut self, c: Config) {
+        match self.sim.set_tree_config(c) {
+            Ok(()) => self.say(format_args!(
+                "tree rebuilt: leaf capacity {}, depth limit {}, {} placement",
+                c.leaf_capacity,
+                c.max_depth,
+                placement_name(c.placement)
+            )),
+            Err(e) => self.say(format_args!("tree settings refused: {e}")),
+        }
+    }
+
+    fn brute_force_allowed(&self) -> bool {
+        self.sim.len() <= BRUTE_FORCE_MAX_PARTICLES
+    }
+
+    /// Leaves brute force for the next broad phase and says why (`verb`: refused, stopped).
+    fn refuse_brute_force(&mut self, verb: &str) {
+        let next = Broadphase::BruteForce.next();
+        self.sim.set_broadphase(next);
+        self.say(format_args!(
+            "brute force {verb}: {} particles, more than {} (its step would freeze the window); {}",
+            self.sim.len(),
+            BRUTE_FORCE_MAX_PARTICLES,
+            next.name()
+        ));
+    }
+
+    fn spawn(&mut self, n: usize, at: Option<(f32, f32)>) {
+        if n == 0 {
+            return;
+        }
+        let result = match at {
+            Some((x, y)) => self.sim.spawn_stream(x, y, n, 6.0, 120.0),
+            None => self.sim.spawn_burst(n),
+        };
+        if let Err(e) = result {
+            // Once a second at most: holding a spawn key at the cap would flood the console.
+            if self.now() > self.message.until - (MESSAGE_SECONDS - 1.0) {
+                match e {
+                    SimError::CapReached { cap, .. } => self.say(format_args!(
+                        "the world is full: {cap} particles cover {:.0}% of it",
+                        MAX_COVERAGE * 100.0
+                    )),
+                    e => self.say(format_args!("{e}")),
+                }
+            }
+        }
+    }
+
+    /// A right-click at world `(x, y)`: see [`Probe::click`]. Prints the report.
+    pub fn right_click(&mut self, x: f32, y: f32) {
+        self.probe.click(&self.sim, x, y, self.clock);
+        println!("right-click: {}", self.probe.line());
+    }
+
+    /// Moves the blue quad by world units.
+    pub fn nudge_quad(&mut self, dx: f32, dy: f32) {
+        let now = self.now();
+        self.probe.nudge(dx, dy, now);
+    }
+
+    /// Readies a frame that follows `real_seconds` of real time and returns how many fixed
+    /// steps it runs: as many as real time asks (see [`FixedStep`]), one a frame in a scripted
+    /// run (so that it repeats exactly, however slow its frames), none while paused unless
+    /// single-stepping. Brings a shown report up to date.
+    pub fn begin_frame(&mut self, real_seconds: f64, scripted: bool) -> u32 {
+        if self.sim.broadphase() == Broadphase::BruteForce && !self.brute_force_allowed() {
+            self.refuse_brute_force("stopped");
+        }
+        let once = std::mem::take(&mut self.step_once);
+        let steps = if self.paused {
+            self.fixed.reset();
+            u32::from(once)
+        } else if scripted {
+            1
+        } else {
+            self.fixed.advance(real_seconds)
+        };
+        if self.display.colors == ColorMode::Depth {
+            super::scene::walk_tree(&self.sim, &mut self.depth);
+        }
+        if self.report_shown() {
+            self.probe.run(&self.sim, self.clock);
+        }
+        steps
+    }
+
+    /// Takes in what a frame's steps did: their phase times, for the HUD.
+    pub fn stepped(&mut self, stepped: Stepped) {
+        if let Some(times) = stepped.times {
+            self.times = times;
+            self.brute_force.refresh(&self.sim, self.clock);
+            let p = &mut self.profile;
+            p.step.push(times.step_ms);
+            p.update.push(times.update_ms);
+            p.pairs.push(times.pairs_ms);
+            p.resolve.push(times.resolve_ms);
+        }
+    }
+
+    /// One scripted frame in line: [`begin_frame`](Self::begin_frame), then its step.
+    #[cfg(test)]
+    pub fn update(&mut self) {
+        let steps = self.begin_frame(f64::from(STEP_SECONDS), true);
+        let stepped = super::stepper::run_steps(&mut self.sim, steps, STEP_SECONDS, self.clock);
+        self.stepped(stepped);
+    }
+}
+
+/// Adds `amount` to `debt` and takes the whole part out.
+fn take_whole(debt: &mut f32, amount: f32) -> usize {
+    *debt += amount;
+    let n = *debt as usize;
+    *debt -= n as f32;
+    n
+}
+
+/// How the HUD and messages name a placement.
+pub fn placement_name(placement: Placement) -> &'static str {
+    match placement {
+        Placement::Exact => "exact",
+        Placement::Loose => "loose",
+    }
+}
+
+/// A fake clock and an `App` reading it, for the demo's unit tests.
+#[cfg(test)]
+pub mod tests_support {
+    use std::cell::Cell;
+
+    use super::*;
+
+    thread_local! {
+        /// The fake clock's time: each test thread has its own.
+        static NOW: Cell<f64> = const { Cell::new(100.0) };
+    }
+
+    /// The fake clock: seconds that pass only by [`advance`].
+    pub fn fake_clock() -> f64 {
+        NOW.with(Cell::get)
+    }
+
+    /// Moves this thread's fake clock on.
+    pub fn advance(seconds: f64) {
+        NOW.with(|now| now.set(now.get() + seconds));
+    }
+
+    /// An empty demo with the default settings, on the fake clock.
+    pub fn test_app() -> App {
+        App::new(
+            Config::default(),
+            true,
+            7,
+            Broadphase::Incremental,
+            fake_clock,
+        )
+        .unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::controls::BINDINGS;
+    use super::super::probe::REPORT_SECONDS;
+    use super::tests_support::{advance, fake_clock, test_app as app};
+    use super::*;
+
+    fn view() -> View {
+        View::new(WORLD, 1024.0, 768.0, Camera::default())
+    }
+
+    fn press(app: &mut App, action: Action) {
+        let b = BINDINGS.iter().find(|b| b.action == action).unwrap();
+        app.act(b, 1.0 / 60.0, &view(), Pointer::default());
+    }
+
+    #[test]
+    fn the_brute_force_estimate_grows_with_the_square_of_the_count() {
+        let mut app = app();
+        assert_eq!(app.brute_force.ms_at(1000), None);
+        app.sim.spawn_burst(3000).unwrap();
+        // The fake clock stands still: a timing of 0 ms, then the estimate is 0.
+        app.update();
+        assert_eq!(app.brute_force.ms_at(3000), Some(0.0));
+        // A real clock gives a positive time per pair, scaled by n(n-1)/2.
+        fn real_clock() -> f64 {
+            use std::sync::OnceLock;
+            static START: OnceLock<std::time::Instant> = OnceLock::new();
+            START
+                .get_or_init(std::time::Instant::now)
+                .elapsed()
+                .as_secs_f64()
+        }
+        let mut estimate = BruteForceEstimate::default();
+        estimate.refresh(&app.sim, real_clock);
+        let (small, large) = (
+            estimate.ms_at(1000).unwrap(),
+            estimate.ms_at(100_000).unwrap(),
+        );
+        assert!(small > 0.0);
+        let ratio = large / small;
+        let expected = (100_000.0 * 99_999.0) / (1000.0 * 999.0);
+        assert!(
+            (ratio / expected - 1.0).abs() < 1e-9,
+            "{ratio} vs {expected}"
+        );
+        // Within a second it is not timed again.
+        let per_pair = estimate.ms_per_pair;
+        estimate.refresh(&app.sim, real_clock);
+        assert_eq!(estimate.ms_per_pair, per_pair);
+    }
+
+    #[test]
+    fn a_message_shows_for_its_time_on_the_given_clock() {
+        let mut app = app();
+        assert_eq!(app.message(), None);
+        press(&mut app, Action::ToggleGravity);
+        assert_eq!(app.message(), Some("gravity off"));
+        assert!(!app.sim.config().gravity_on);
+        advance(MESSAGE_SECONDS - 0.01);
+        assert_eq!(app.message(), Some("gravity off"));
+        advance(0.02);
+        assert_eq!(app.message(), None);
+    }
+
+    #[test]
+    fn a_right_click_centres_the_quad_and_its_report_agrees_with_brute_force() {
+        let mut app = app();
+        app.sim.spawn_burst(3000).unwrap();
+        app.update();
+        app.right_click(900.0, 900.0);
+        assert_eq!(app.probe.rect(), Rect::new(600.0, 675.0, 1200.0, 1125.0));
+        let r = *app.probe.report();
+        assert!(r.count > 0 && r.agrees, "{r:?}");
+        assert_eq!(r.count, app.probe.hits().len());
+        assert!(
+            r.particles_tested >= r.count && r.particles_tested < 3000,
+            "{r:?}"
+        );
+        assert!(app.probe.visited().len() == r.nodes_visited && r.nodes_visited >= 1);
+        assert!(app.report_shown());
+        // Moving the quad keeps the report up; left alone, it goes.
+        advance(REPORT_SECONDS - 1.0);
+        app.nudge_quad(30.0, 0.0);
+        advance(2.0);
+        assert!(app.report_shown());
+        app.update();
+        assert!(app.probe.report().agrees);
+        assert_eq!(app.probe.rect().min_x, 630.0);
+        advance(REPORT_SECONDS);
+        assert!(!app.report_shown());
+    }
+
+    #[test]
+    fn the_quad_stays_inside_the_world() {
+        let mut app = app();
+        app.nudge_quad(-1e6, 1e6);
+        let q = app.probe.rect();
+        assert_eq!((q.min_x, q.max_y), (WORLD.min_x, WORLD.max_y));
+        assert_eq!((q.width(), q.height()), (600.0, 450.0));
+    }
+
+    #[test]
+    fn dragging_the_quad_reports_on_release_only_when_it_moved() {
+        let mut app = app();
+        app.sim.spawn_burst(500).unwrap();
+        let quad = *BINDINGS
+            .iter()
+            .find(|b| b.action == Action::TestQuad)
+            .unwrap();
+        let v = view();
+        let at = |x: f32, y: f32| {
+            let (sx, sy) = v.to_screen(x, y);
+            Pointer {
+                x: sx,
+                y: sy,
+                wheel: 0.0,
+            }
+        };
+        // Press inside the quad: it stays; a release without a move reports nothing more.
+        app.act(&quad, 0.016, &v, at(1500.0, 1200.0));
+        let clicked = app.probe.rect();
+        assert_eq!(clicked, Rect::from_min_size(1200.0, 900.0, 600.0, 450.0));
+        assert!(app.probe.release(&app.sim, fake_clock).is_none());
+        // Press, drag by (300, -300), release: the quad follows the grip and reports again.
+        app.act(&quad, 0.016, &v, at(1500.0, 1200.0));
+        app.act(&quad, 0.016, &v, at(1800.0, 900.0));
+        let moved = app.probe.rect();
+        assert!((moved.min_x - 1500.0).abs() < 2.0 && (moved.min_y - 600.0).abs() < 2.0);
+        let report = app.probe.release(&app.sim, fake_clock).unwrap();
+        assert!(report.agrees);
+        assert_eq!(report.brute_count, app.sim.touching_brute_force(&moved));
+    }
+
+    #[test]
+    fn pause_stops_the_simulation_and_step_advances_one_frame() {
+        let mut app = app();
+        app.sim.spawn_burst(200).unwrap();
+        let before: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        press(&mut app, Action::Pause);
+        assert!(app.paused());
+        app.update();
+        let paused: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(before, paused);
+        press(&mut app, Action::Step);
+        app.update();
+        let stepped: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        assert_ne!(paused, stepped, "gravity moved them");
+        app.update();
+        let still: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(stepped, still, "one step only");
+    }
+
+    #[test]
+    fn brute_force_is_refused_and_stopped_above_its_limit() {
+        let mut app = app();
+        app.sim.spawn_burst(100).unwrap();
+        app.set_broadphase(Broadphase::BruteForce);
+        assert_eq!(app.sim.broadphase(), Broadphase::BruteForce);
+        app.sim.spawn_burst(BRUTE_FORCE_MAX_PARTICLES).unwrap();
+        app.update();
+        assert_ne!(app.sim.broadphase(), Broadphase::BruteForce);
+        assert!(app.message().unwrap().starts_with("brute force stopped"));
+        app.set_broadphase(Broadphase::BruteForce);
+        assert_ne!(app.sim.broadphase(), Broadphase::BruteForce);
+        assert!(app.message().unwrap().starts_with("brute force refused"));
+    }
+
+    #[test]
+    fn tree_keys_change_the_settings_within_their_limits() {
+        let mut app = app();
+        let start = app.sim.config().tree;
+        press(&mut app, Action::CapacityUp);
+        assert_eq!(app.sim.config().tree.leaf_capacity, start.leaf_capacity * 2);
+        for _ in 0..20 {
+            press(&mut app, Action::CapacityDown);
+        }
+        assert_eq!(app.sim.config().tree.leaf_capacity, 1);
+        for _ in 0..40 {
+            press(&mut app, Action::DepthUp);
+        }
+        assert_eq!(app.sim.config().tree.max_depth, MAX_DEPTH);
+        press(&mut app, Action::TogglePlacement);
+        assert_ne!(app.sim.config().tree.placement, start.placement);
+        assert!(app.message().unwrap().starts_with("tree rebuilt"));
+    }
+
+    #[test]
+    fn spawning_follows_the_rate_and_clear_forgets_the_report() {
+        let mut app = app();
+        // 300 particles a second for a second of 60 frames.
+        for _ in 0..60 {
+            press(&mut app, Action::SpawnTrickle);
+        }
+        assert!((299..=300).contains(&app.sim.len()), "{}", app.sim.len());
+        app.right_click(1500.0, 1000.0);
+        press(&mut app, Action::Clear);
+        assert!(app.sim.is_empty());
+        assert!(!app.report_shown() && app.probe.hits().is_empty());
+    }
+}

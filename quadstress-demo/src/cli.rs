@@ -1,0 +1,293 @@
+//! Command-line flags of the `quadstress` binary: the windowed demo, its scripted mode, and
+//! the headless stress mode.
+
+use clap::{Parser, ValueEnum};
+use quadstress::{Config, Placement};
+use quadstress_sim::Broadphase;
+
+use super::app::ColorMode;
+use super::panel::{Control, Value};
+
+/// The quadstress demo: particles in a quadtree, live.
+///
+/// With no flags, opens the interactive window. `--headless` runs the simulation with no
+/// window and no display server and prints timings. `--spawn`, `--frames`, `--right-click`,
+/// `--press`, `--zoom` and `--screenshot` script a windowed run for tests.
+#[derive(Parser, Debug, Clone)]
+#[command(name = "quadstress", version, about)]
+pub struct Args {
+    /// Print the controls table (Markdown, as in README.md) and exit.
+    #[arg(long)]
+    pub controls: bool,
+
+    /// Run without a window: simulate and print per-phase timings as `name: value unit` lines.
+    #[arg(long)]
+    pub headless: bool,
+
+    /// Headless: number of particles.
+    #[arg(long, default_value_t = 100_000)]
+    pub particles: usize,
+
+    /// Headless: the world is sized so the particles cover this fraction of it.
+    #[arg(long, default_value_t = 0.1)]
+    pub coverage: f32,
+
+    /// Exit after this many frames (headless: frames to simulate; windowed: scripted run).
+    #[arg(long)]
+    pub frames: Option<u64>,
+
+    /// Worker threads of the simulation's phases [default: every core]. Any count gives the
+    /// same particles, bit for bit (headless prints `state_hash`).
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
+
+    /// Windowed: the world's width and height are this many times the default (3072 x 2304),
+    /// and the particle cap grows with its area: 2 holds about 287,000 particles.
+    #[arg(long, value_name = "SCALE", default_value_t = 1.0, value_parser = parse_world_scale)]
+    pub world_scale: f32,
+
+    /// Seed of the random generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Broad phase to start with.
+    #[arg(long, value_enum, default_value_t = Mode::Incremental)]
+    pub broadphase: Mode,
+
+    /// Gravity at start [default: on in the window; off headless, so the particles stay
+    /// spread at the requested coverage instead of piling up].
+    #[arg(long, value_enum)]
+    pub gravity: Option<Switch>,
+
+    /// Items a quadtree leaf holds before it splits.
+    #[arg(long, default_value_t = Config::default().leaf_capacity)]
+    pub capacity: usize,
+
+    /// Depth limit of the quadtree.
+    #[arg(long, default_value_t = Config::default().max_depth)]
+    pub depth: u8,
+
+    /// Where the quadtree puts an item: the smallest node containing it, or a loose node
+    /// chosen by its centre and size.
+    #[arg(long, value_enum, default_value_t = PlacementArg::Exact)]
+    pub placement: PlacementArg,
+
+    /// Headless: time step in seconds.
+    #[arg(long, default_value_t = 1.0 / 60.0)]
+    pub dt: f32,
+
+    /// Windowed: particles spawned at start.
+    #[arg(long, default_value_t = 0)]
+    pub spawn: usize,
+
+    /// Windowed: right-click at these world coordinates on the first frame, e.g. `700,500`;
+    /// the report then follows the quad and is printed again after the last frame.
+    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    pub right_click: Option<(f32, f32)>,
+
+    /// Windowed: move the blue quad by this many world units every frame, e.g. `4,0`.
+    #[arg(long, value_name = "DX,DY", value_parser = parse_point, allow_hyphen_values = true)]
+    pub move_quad: Option<(f32, f32)>,
+
+    /// Windowed: start zoomed to this many pixels per world unit (1 = 1:1, up to 4).
+    #[arg(long, value_parser = parse_zoom)]
+    pub zoom: Option<f32>,
+
+    /// Windowed: the world point at the window's centre when zoomed [default: the world's
+    /// centre].
+    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    pub center: Option<(f32, f32)>,
+
+    /// Windowed: what the particles' colours show at start.
+    #[arg(long, value_enum, default_value_t = ColorMode::Depth)]
+    pub colors: ColorMode,
+
+    /// Windowed: act as if an input of the controls table (named as in the help, e.g. `B`,
+    /// `esc`, `tab`) were pressed on frame N, e.g. `B@3`; repeatable.
+    #[arg(long, value_name = "LABEL@N", value_parser = parse_press, allow_hyphen_values = true)]
+    pub press: Vec<(String, u64)>,
+
+    /// Windowed: set a control of the controls panel on frame N, through its widget, e.g.
+    /// `capacity=64@3`, `gravity=off@2`, `query=circle@1`, `clear@5` (a button); repeatable.
+    #[arg(long, value_name = "NAME=VALUE@N", value_parser = parse_panel, allow_hyphen_values = true)]
+    pub panel: Vec<(&'static Control, Value, u64)>,
+
+    /// Windowed: frames run before the frame times are recorded (a pile settles untimed).
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u64,
+
+    /// Windowed: save the last frame to this PNG file.
+    #[arg(long, value_name = "FILE")]
+    pub screenshot: Option<std::path::PathBuf>,
+
+    /// Windowed: how particles and outlines are drawn (default: chosen from the OpenGL
+    /// renderer: the canvas under software OpenGL, instancing on a GPU).
+    #[arg(long, value_enum)]
+    pub renderer: Option<RendererArg>,
+
+    /// Windowed: run the simulation's steps on a second thread while the frame is shown
+    /// (the same particles either way: the steps never read the clock).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub overlap: Switch,
+
+    /// Windowed: keep the text over the world (statistics, report, help) and the controls
+    /// panel in render targets, redrawn when they change and every 15 frames for the timings
+    /// (off: drawn every frame, the same pixels).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub overlay_cache: Switch,
+
+    /// Windowed, canvas renderer: show the canvas by copying it onto the window with a
+    /// framebuffer blit, filled in the window's own pixel order (desktop OpenGL 3 and newer);
+    /// off: as a textured quad over the window (as in WebGL). The same pixels either way.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub blit: Switch,
+}
+
+/// Renderers on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RendererArg {
+    /// Filled on the CPU (in bands on every core), shown as one texture: for software OpenGL
+    /// and WebGL1.
+    Canvas,
+    /// One instanced draw call: for GPUs with OpenGL 3.3 or newer.
+    Instanced,
+}
+
+impl Args {
+    /// The tree settings the flags give (`--capacity`, `--depth`, `--placement`).
+    pub fn tree_config(&self) -> Config {
+        Config {
+            leaf_capacity: self.capacity,
+            max_depth: self.depth,
+            placement: self.placement.into(),
+        }
+    }
+}
+
+/// On or off.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Switch {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
+/// Placement names on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlacementArg {
+    /// The smallest node whose cell contains the item.
+    Exact,
+    /// A loose quadtree: nodes enlarged by half a cell, items placed by centre and size.
+    Loose,
+}
+
+impl From<PlacementArg> for Placement {
+    fn from(p: PlacementArg) -> Self {
+        match p {
+            PlacementArg::Exact => Placement::Exact,
+            PlacementArg::Loose => Placement::Loose,
+        }
+    }
+}
+
+/// Broad-phase names on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Quadtree updated incrementally.
+    Incremental,
+    /// Quadtree rebuilt every frame.
+    Rebuild,
+    /// Every pair tested.
+    Brute,
+}
+
+impl From<Mode> for Broadphase {
+    fn from(m: Mode) -> Self {
+        match m {
+            Mode::Incremental => Broadphase::Incremental,
+            Mode::Rebuild => Broadphase::Rebuild,
+            Mode::Brute => Broadphase::BruteForce,
+        }
+    }
+}
+
+fn parse_point(s: &str) -> Result<(f32, f32), String> {
+    let (x, y) = s
+        .split_once(',')
+        .ok_or_else(|| format!("expected X,Y, got {s:?}"))?;
+    let x: f32 = x.trim().parse().map_err(|e| format!("bad X {x:?}: {e}"))?;
+    let y: f32 = y.trim().parse().map_err(|e| format!("bad Y {y:?}: {e}"))?;
+    if !(x.is_finite() && y.is_finite()) {
+        return Err(format!("coordinates must be finite, got {s:?}"));
+    }
+    Ok((x, y))
+}
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad thread count {s:?}: {e}"))?;
+    if !(1..=quadstress_sim::MAX_THREADS).contains(&n) {
+        return Err(format!(
+            "threads must be between 1 and {}, got {s:?}",
+            quadstress_sim::MAX_THREADS
+        ));
+    }
+    Ok(n)
+}
+
+/// The largest world scale: the cap then allows about 1.6 million particles.
+pub const MAX_WORLD_SCALE: f32 = 4.0;
+
+fn parse_world_scale(s: &str) -> Result<f32, String> {
+    let k: f32 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad world scale {s:?}: {e}"))?;
+    if !(k.is_finite() && (0.25..=MAX_WORLD_SCALE).contains(&k)) {
+        return Err(format!(
+            "world scale must be between 0.25 and {MAX_WORLD_SCALE}, got {s:?}"
+        ));
+    }
+    Ok(k)
+}
+
+fn parse_zoom(s: &str) -> Result<f32, String> {
+    let z: f32 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad zoom {s:?}: {e}"))?;
+    if !(z.is_finite() && z > 0.0 && z <= super::view::MAX_SCALE) {
+        return Err(format!(
+            "zoom must be above 0 and at most {}, got {s:?}",
+            super::view::MAX_SCALE
+        ));
+    }
+    Ok(z)
+}
+
+fn parse_press(s: &str) -> Result<(String, u64), String> {
+    let (label, frame) = s.rsplit_once('@').unwrap_or((s, "1"));
+    let frame: u64 = frame
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
+    if super::controls::by_label(label).next().is_none() {
+        return Err(format!(
+            "no input named {label:?} in the controls table (see --controls)"
+        ));
+    }
+    Ok((label.to_owned(), frame.max(1)))
+}
+
+fn parse_panel(s: &str) -> Result<(&'static Control, Value, u64), String> {
+    let (setting, frame) = s.rsplit_once('@').unwrap_or((s, "1"));
+    let frame: u64 = frame
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
+    let (control, value) = super::panel::parse_setting(setting)?;
+    Ok((control, value, frame.max(1)))
+}

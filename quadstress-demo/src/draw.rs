@@ -1,0 +1,717 @@
+//! Drawing: world, blue quad, particles, node outlines, HUD, legend, help. Nothing here
+//! allocates per particle or per frame once its buffers have grown; text reuses one string.
+
+use std::fmt::Write as _;
+
+use macroquad::camera::set_default_camera;
+use macroquad::color::Color;
+use macroquad::shapes::{draw_circle_lines, draw_line, draw_rectangle, draw_rectangle_lines};
+use macroquad::text::{draw_text, measure_text};
+use macroquad::time::get_fps;
+use macroquad::window::{clear_background, screen_height, screen_width};
+
+use quadstress::{Rect, TreeStats};
+use quadstress_sim::{Broadphase, Particle};
+
+use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES};
+use super::canvas::Canvas;
+use super::instanced::Instanced;
+use super::overlay::{Overlay, PanelCache};
+use super::panel;
+use super::probe::{Outline, Shape};
+use super::scene::Scene;
+use super::view::View;
+
+/// Window background, outside the world.
+pub const BACKGROUND: Color = Color::new(18.0 / 255.0, 18.0 / 255.0, 23.0 / 255.0, 1.0);
+pub const BACKGROUND_RGBA: [u8; 4] = [18, 18, 23, 255];
+/// The world's floor.
+pub const FLOOR_RGBA: [u8; 4] = [28, 31, 41, 255];
+/// The blue quad's outline (opaque, so tests can find it).
+pub const QUAD_EDGE: Color = Color::new(40.0 / 255.0, 110.0 / 255.0, 1.0, 1.0);
+/// The blue quad's fill: its colour and opacity over the floor.
+pub const QUAD_FILL: ([u8; 3], u8) = ([40, 110, 255], 56);
+/// Particles found by the quad's query.
+pub const HIGHLIGHT: [u8; 4] = [255, 0, 255, 255];
+/// The tint of the leaves the quad's query visited, and its opacity: it lightens what is
+/// under it, particles and floor alike.
+pub const VISITED_TINT: ([u8; 3], u8) = ([255, 255, 255], 64);
+/// The outline of the leaves the quad's query visited, drawn over the node outlines.
+pub const VISITED_EDGE: [u8; 4] = [255, 255, 255, 255];
+/// Node outline colour per depth, shallow to deep: bright, and never a particle's colour.
+pub const OUTLINE_COLORS: [[u8; 4]; 11] = [
+    [255, 255, 255, 255],
+    [255, 217, 77, 255],
+    [255, 153, 51, 255],
+    [242, 89, 89, 255],
+    [204, 102, 230, 255],
+    [115, 140, 255, 255],
+    [77, 217, 242, 255],
+    [89, 230, 140, 255],
+    [166, 242, 89, 255],
+    [230, 230, 128, 255],
+    [179, 179, 179, 255],
+];
+/// Particle colour per depth of its node: the outline's hue, darker, so a pile shows its
+/// tree and the outlines stand out on it.
+pub const DEPTH_COLORS: [[u8; 4]; 11] = {
+    let mut c = OUTLINE_COLORS;
+    let mut i = 0;
+    while i < c.len() {
+        let mut k = 0;
+        while k < 3 {
+            c[i][k] = (c[i][k] as u16 * 3 / 5) as u8;
+            k += 1;
+        }
+        i += 1;
+    }
+    c
+};
+/// Speed colouring: at rest, and at [`FAST`] units per second or more.
+pub const SLOW: [u8; 4] = [40, 60, 110, 255];
+pub const FAST: [u8; 4] = [200, 60, 40, 255];
+/// Speed at which the speed colouring saturates, in world units per second.
+pub const FAST_SPEED: f32 = 400.0;
+/// Contact colouring: touching another particle, and free.
+pub const TOUCHING: [u8; 4] = [225, 120, 20, 255];
+pub const FREE: [u8; 4] = [60, 75, 100, 255];
+
+const TEXT: Color = Color::new(0.92, 0.92, 0.92, 1.0);
+const PANEL: Color = Color::new(0.0, 0.0, 0.0, 0.8);
+
+/// How the frame's many small things reach the window.
+pub enum Route {
+    /// Filled into the CPU canvas (in bands on every core), shown as one texture.
+    Canvas(Canvas),
+    /// Sent to the GPU as instances, drawn in one call.
+    Instanced(Instanced),
+}
+
+/// Buffers kept from frame to frame.
+pub struct Scratch {
+    pub route: Route,
+    /// Bands the canvas is filled in: the threads of rayon's pool.
+    pub bands: usize,
+    scene: Scene,
+    /// The particles as the frame shows them, copied before the next steps start.
+    particles: Vec<Particle>,
+    text: String,
+    /// Whether each particle touches another one.
+    touching: Vec<bool>,
+    /// The help overlay's lines, built once.
+    help: Vec<(&'static str, String)>,
+    /// The text over the world, kept in a render target.
+    pub overlay: Overlay,
+    /// The controls panel, kept in a render target.
+    pub panel: PanelCache,
+    /// The probe's outline and its box on screen, taken while the simulation is at hand.
+    probe_edge: (Outline, (f32, f32, f32, f32)),
+}
+
+impl Scratch {
+    /// Buffers for `route`, the overlay kept in a render target when `cached_overlay`.
+    pub fn new(route: Route, cached_overlay: bool) -> Self {
+        let mut overlay = Overlay::new(cached_overlay);
+        let mut panel = PanelCache::new(cached_overlay);
+        // The canvas blends the cached boxes in itself: under a software OpenGL that costs
+        // less than blending them onto the window as textured quads.
+        if matches!(route, Route::Canvas(_)) {
+            overlay.composite_on_cpu();
+            panel.composite_on_cpu();
+        }
+        Scratch {
+            route,
+            bands: super::platform::threads(),
+            scene: Scene::default(),
+            particles: Vec::new(),
+            text: String::with_capacity(1024),
+            touching: Vec::new(),
+            help: super::controls::help_lines().collect(),
+            overlay,
+            panel,
+            probe_edge: (
+                Outline::Rect(Rect::new(0.0, 0.0, 0.0, 0.0)),
+                (0.0, 0.0, 0.0, 0.0),
+            ),
+        }
+    }
+}
+
+fn lerp(a: [u8; 4], b: [u8; 4], t: f32) -> [u8; 4] {
+    let mix = |x: u8, y: u8| (x as f32 + (y as f32 - x as f32) * t).round() as u8;
+    [mix(a[0], b[0]), mix(a[1], b[1]), mix(a[2], b[2]), 255]
+}
+
+/// The colour a particle gets in speed mode.
+pub fn speed_color(vx: f32, vy: f32) -> [u8; 4] {
+    lerp(
+        SLOW,
+        FAST,
+        ((vx * vx + vy * vy).sqrt() / FAST_SPEED).min(1.0),
+    )
+}
+
+/// The part of a frame that reads the simulation: the scene's lists and, when it is cached,
+/// the text over the world (drawn into its render target). After it, [`show`] needs nothing
+/// of `app.sim`, so the next steps may run meanwhile.
+pub fn prepare(app: &App, view: &View, scratch: &mut Scratch) {
+    // The last frame may have ended with the controls panel's camera.
+    set_default_camera();
+    let sim = &app.sim;
+    match app.display.colors {
+        // Filled by the frame's walk over the tree (`App::begin_frame`).
+        ColorMode::Depth => {}
+        ColorMode::Contact => {
+            scratch.touching.clear();
+            scratch.touching.resize(sim.len(), false);
+            for &(a, b) in sim.contacts() {
+                for i in [a, b] {
+                    if let Some(t) = scratch.touching.get_mut(i as usize) {
+                        *t = true;
+                    }
+                }
+            }
+        }
+        ColorMode::Speed => {}
+    }
+    // A copy of the particles (a plain copy of memory) lets the steps start before the
+    // squares are made from them, in `show`.
+    scratch.particles.clear();
+    scratch.particles.extend_from_slice(sim.particles());
+    scratch.scene.build_around_particles(app, view);
+    scratch.probe_edge = (app.probe.outline(), view.rect_to_screen(&app.probe.rect()));
+    if scratch.overlay.cached() {
+        draw_overlay(app, scratch);
+    }
+    scratch.panel.read_back();
+}
+
+/// The part of a frame that hands it to OpenGL: the particles and outlines, the probe's edge,
+/// the text and the controls panel. With the overlay cached it reads nothing of `app.sim`
+/// (which may be stepping meanwhile); drawn straight onto the window, the text reads it here.
+pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
+    // Draws into a render target are done before anything goes onto the window.
+    set_default_camera();
+    // Under a software OpenGL every full-window pass costs milliseconds: the floor and the
+    // quad's fill go into the canvas, which is drawn once over the whole window, so only the
+    // instanced route clears the window first.
+    if matches!(scratch.route, Route::Instanced(_)) {
+        clear_background(BACKGROUND);
+    }
+    let (width, height) = (screen_width() as u16, screen_height() as u16);
+    scratch
+        .scene
+        .fill_particles(&scratch.particles, app, view, &app.depth, &scratch.touching);
+    match &mut scratch.route {
+        Route::Canvas(canvas) => {
+            let layers = [&scratch.overlay.layer, &scratch.panel.layer];
+            canvas.paint(width, height, &scratch.scene, layers, scratch.bands);
+            canvas.present();
+        }
+        Route::Instanced(instanced) => {
+            // SAFETY: macroquad's own batches are drawn first (`flush`); the instanced call
+            // then goes to the same default framebuffer, and macroquad's state is re-applied
+            // by its next batch.
+            let mut gl = unsafe { macroquad::window::get_internal_gl() };
+            gl.flush();
+            instanced.draw(
+                gl.quad_context,
+                &scratch.scene,
+                usize::from(width),
+                usize::from(height),
+            );
+        }
+    }
+    if !scratch.overlay.cached() {
+        draw_overlay(app, scratch);
+    }
+    scratch.overlay.show();
+    scratch.panel.show();
+    // The probe's edge above the particles and the text, so it stays visible in a crowd and
+    // wherever it is dragged (and lies over the text whether the canvas blends the text in
+    // or OpenGL draws it).
+    let (outline, quad) = scratch.probe_edge;
+    draw_probe(outline, view, quad);
+}
+
+/// The text over the world: hint, statistics, the query's report, the message, the help;
+/// redrawn only when due (into the overlay's target when cached).
+fn draw_overlay(app: &App, scratch: &mut Scratch) {
+    let sim = &app.sim;
+    let stats = sim.tree().stats();
+    let (_, (_, qy, _, qh)) = scratch.probe_edge;
+    let report = app.report_shown();
+    let (sw, sh) = (screen_width(), screen_height());
+    let key = overlay_key(app, &stats, (qy + qh).to_bits());
+    let overlay = &mut scratch.overlay;
+    if overlay.due(key, sw as u32, sh as u32) {
+        overlay.begin(key, sw as u32, sh as u32);
+        let text = &mut scratch.text;
+        if sim.is_empty() {
+            // Below the quad and the controls panel, so it covers neither.
+            let mut below = qy + qh;
+            if app.display.panel_shown() {
+                below = below.max(panel::position(sw).y + panel::HEIGHT);
+            }
+            draw_hint(below, overlay);
+        }
+        if app.display.hud {
+            draw_hud(app, &stats, text, overlay);
+        }
+        if report {
+            draw_report(app, text, overlay);
+        }
+        if let Some(message) = app.message() {
+            let y = sh - 16.0;
+            draw_rectangle(0.0, y - 18.0, sw, 26.0, PANEL);
+            overlay.add_box(0.0, y - 18.0, sw, 26.0);
+            draw_text(message, 10.0, y, 20.0, TEXT);
+        }
+        if app.display.help {
+            draw_help(&scratch.help, overlay);
+        }
+        overlay.end();
+    }
+}
+
+/// What the overlay shows apart from its timings and counts (which it refreshes every few
+/// frames): when this changes, it is redrawn at once. `quad_bottom` places the hint.
+fn overlay_key(app: &App, stats: &TreeStats, quad_bottom: u32) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let sim = &app.sim;
+    let c = sim.config();
+    (
+        app.display,
+        sim.is_empty(),
+        sim.len(),
+        c.max_particles,
+        c.tree.leaf_capacity,
+        c.tree.max_depth,
+        c.tree.placement == quadstress::Placement::Loose,
+        sim.broadphase() as u8,
+        c.gravity_on,
+        app.paused(),
+        app.cursor_rate().to_bits(),
+    )
+        .hash(&mut h);
+    (
+        stats.deepest_level,
+        app.report_shown(),
+        app.probe.shape() as u8,
+        app.probe.k(),
+        app.probe.rect().min_x.to_bits(),
+        app.probe.rect().min_y.to_bits(),
+        app.message(),
+        quad_bottom,
+        app.renderer.as_str(),
+    )
+        .hash(&mut h);
+    h.finish()
+}
+
+/// Text size and line step for the window: smaller in a small window.
+fn text_size() -> (f32, f32) {
+    if screen_width() < 800.0 || screen_height() < 560.0 {
+        (14.0, 15.0)
+    } else {
+        (18.0, 19.0)
+    }
+}
+
+/// The blue probe's outline over the particles: the quad `(x, y, w, h)` on screen, the
+/// circle inside it, or the nearest query's point and the reach of its farthest find.
+fn draw_probe(outline: Outline, view: &View, (x, y, w, h): (f32, f32, f32, f32)) {
+    match outline {
+        Outline::Rect(_) => draw_rectangle_lines(x, y, w, h, 3.0, QUAD_EDGE),
+        Outline::Circle { x, y, r } => {
+            let (sx, sy) = view.to_screen(x, y);
+            draw_circle_lines(sx, sy, r * view.scale(), 3.0, QUAD_EDGE);
+        }
+        Outline::Nearest { x, y, reach } => {
+            let (sx, sy) = view.to_screen(x, y);
+            draw_line(sx - 10.0, sy, sx + 10.0, sy, 3.0, QUAD_EDGE);
+            draw_line(sx, sy - 10.0, sx, sy + 10.0, 3.0, QUAD_EDGE);
+            if reach > 0.0 {
+                draw_circle_lines(sx, sy, reach * view.scale(), 2.0, QUAD_EDGE);
+            }
+        }
+    }
+}
+
+/// Draws `text` in a panel at `(x, y)` (or right-aligned to `x` if `right`), at least `min_w`
+/// wide; returns the panel's size.
+fn panel(
+    text: &str,
+    (x, y): (f32, f32),
+    right: bool,
+    (min_w, extra_h): (f32, f32),
+    edge: Option<Color>,
+    overlay: &mut Overlay,
+) -> (f32, f32) {
+    let (size, step) = text_size();
+    let w = text
+        .lines()
+        .map(|l| measure_text(l, None, size as u16, 1.0).width)
+        .fold(min_w, f32::max)
+        + 16.0;
+    let h = text.lines().count() as f32 * step + 10.0 + extra_h;
+    let x = if right { x - w } else { x };
+    draw_rectangle(x, y, w, h, PANEL);
+    overlay.add_box(x, y, w, h);
+    if let Some(c) = edge {
+        draw_rectangle_lines(x, y, w, h, 2.0, c);
+    }
+    for (i, line) in text.lines().enumerate() {
+        draw_text(line, x + 8.0, y + step * (i as f32 + 1.0), size, TEXT);
+    }
+    (w, h)
+}
+
+/// The first screen's hint, its box's top edge at or below `top`.
+fn draw_hint(top: f32, overlay: &mut Overlay) {
+    let lines = [
+        "hold 1 or 2: particles rain in      hold the left mouse: pour them at the cursor",
+        "right-click: test the blue quad through the tree      wheel: zoom      H: help",
+    ];
+    let (size, step) = text_size();
+    let w = lines
+        .iter()
+        .map(|l| measure_text(l, None, size as u16, 1.0).width)
+        .fold(0.0f32, f32::max);
+    let x = ((screen_width() - w) / 2.0).max(4.0);
+    let y = (top + 12.0 + step + 4.0).min(screen_height() - step * 2.0);
+    draw_rectangle(x - 12.0, y - step - 4.0, w + 24.0, step * 2.0 + 18.0, PANEL);
+    overlay.add_box(x - 12.0, y - step - 4.0, w + 24.0, step * 2.0 + 18.0);
+    for (i, line) in lines.iter().enumerate() {
+        draw_text(line, x, y + i as f32 * step + 4.0, size, TEXT);
+    }
+}
+
+fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overlay) {
+    let sim = &app.sim;
+    let counts = sim.counts();
+    let n = sim.len() as f64;
+    let brute_pairs = n * (n - 1.0).max(0.0) / 2.0;
+    let tree = sim.config().tree;
+    let last = app.graph.last_ms();
+    // The panel is as wide as the legend's longest line (the depth legend at depth 10); it is
+    // measured before the text goes into `hud`, which it uses.
+    let legend_w = draw_legend(app, stats, hud, (12.0, 0.0), false) - 12.0;
+    hud.clear();
+    let _ = write!(
+        hud,
+        "FPS {}   frame {:.1} ms{}\n\
+         particles {} of {}   cursor {:.0}/s\n\
+         nodes {}   deepest {}   at root {}\n\
+         leaf capacity {}   depth limit {}   {}\n\
+         contacts {}   pairs tested {:.4}%\n",
+        get_fps(),
+        last,
+        if app.paused() { "   PAUSED" } else { "" },
+        sim.len(),
+        sim.config().max_particles,
+        app.cursor_rate(),
+        stats.nodes,
+        stats.deepest_level,
+        stats.items_at_root,
+        tree.leaf_capacity,
+        tree.max_depth,
+        placement_name(tree.placement),
+        counts.contacts,
+        if brute_pairs > 0.0 {
+            100.0 * counts.pairs_tested as f64 / brute_pairs
+        } else {
+            0.0
+        },
+    );
+    brute_force_line(app, hud);
+    let _ = write!(
+        hud,
+        "\n{}   gravity {}",
+        sim.broadphase().name(),
+        if sim.config().gravity_on { "on" } else { "off" },
+    );
+    profile_lines(app, hud);
+    hud.push_str("\nH: help   tab: hide   P: panel");
+    if screen_height() < 420.0 || screen_width() < 480.0 {
+        // A small window keeps the world visible: the first two lines and the legend.
+        let end = hud.match_indices('\n').nth(1).map_or(hud.len(), |(i, _)| i);
+        hud.truncate(end);
+        let (_, step) = text_size();
+        let (_, h) = panel(
+            hud,
+            (4.0, 4.0),
+            false,
+            (legend_w, step + 4.0),
+            None,
+            overlay,
+        );
+        draw_legend(app, stats, hud, (12.0, 4.0 + h - 6.0), true);
+        return;
+    }
+    let (_, step) = text_size();
+    let graph_h = 30.0;
+    let (w, h) = panel(
+        hud,
+        (4.0, 4.0),
+        false,
+        (legend_w, graph_h + 8.0 + step),
+        None,
+        overlay,
+    );
+    draw_frame_graph(app, 12.0, 4.0 + h - graph_h - 8.0 - step, w - 16.0, graph_h);
+    draw_legend(app, stats, hud, (12.0, 4.0 + h - 8.0), true);
+}
+
+/// The profile, Box2D style: the step's and the drawing's last value, `[mean]` and `(max)`
+/// over the last `GRAPH_FRAMES` frames in milliseconds, the step's phases' means; the
+/// renderer; and the simulation's speed against real time when it falls behind.
+fn profile_lines(app: &App, hud: &mut String) {
+    let p = &app.profile;
+    let (last, mean, max) = p.step.last_mean_max();
+    let _ = write!(hud, "\nstep {last:.1} [{mean:.1}] ({max:.1}) ms");
+    let (_, tree, _) = p.update.last_mean_max();
+    let (_, pairs, _) = p.pairs.last_mean_max();
+    let (_, resolve, _) = p.resolve.last_mean_max();
+    let _ = write!(
+        hud,
+        "\n  tree [{tree:.1}]  pairs [{pairs:.1}]  resolve [{resolve:.1}]"
+    );
+    let (last, mean, max) = p.draw.last_mean_max();
+    let (_, present, _) = p.present.last_mean_max();
+    let _ = write!(
+        hud,
+        "\ndraw {last:.1} [{mean:.1}] ({max:.1})  present [{present:.1}]"
+    );
+    let _ = write!(hud, "\nrenderer: {}", app.renderer);
+    if !app.paused() && app.fixed.behind() {
+        let _ = write!(hud, "   SLOW MOTION {:.2}x", app.fixed.speed());
+    }
+}
+
+/// Frame times of the last `GRAPH_FRAMES` frames as bars, scaled to the slowest of them, with
+/// lines at 16.7 ms (60 FPS) and 33.3 ms (30 FPS).
+fn draw_frame_graph(app: &App, x: f32, y: f32, w: f32, h: f32) {
+    let bar = w / GRAPH_FRAMES as f32;
+    let full_scale_ms = (app.graph.slowest_ms() * 1.1).max(40.0);
+    for (i, ms) in app.graph.oldest_first().enumerate() {
+        let bh = (ms / full_scale_ms).min(1.0) * h;
+        let color = if ms > 33.4 {
+            Color::new(1.0, 0.35, 0.3, 1.0)
+        } else if ms > 16.8 {
+            Color::new(1.0, 0.8, 0.3, 1.0)
+        } else {
+            Color::new(0.4, 0.9, 0.5, 1.0)
+        };
+        draw_rectangle(x + i as f32 * bar, y + h - bh, bar.max(1.0), bh, color);
+    }
+    // Each line labelled above it, 16.7 at the left end and 33.3 at the right, so the labels
+    // never overlap however close the lines come.
+    for (ms, label, right) in [(16.7, "16.7 ms", false), (33.3, "33.3 ms", true)] {
+        let ly = y + h - (ms / full_scale_ms) * h;
+        draw_line(x, ly, x + w, ly, 1.0, Color::new(1.0, 1.0, 1.0, 0.6));
+        let lx = if right {
+            x + w - measure_text(label, None, 13, 1.0).width - 2.0
+        } else {
+            x + 2.0
+        };
+        draw_text(label, lx, ly - 1.0, 13.0, TEXT);
+    }
+}
+
+/// The legend of the current colouring, one line from `(x, y)` (the text's baseline), drawn
+/// if `paint`; returns where it ends on the right.
+fn draw_legend(
+    app: &App,
+    stats: &TreeStats,
+    text: &mut String,
+    (x, y): (f32, f32),
+    paint: bool,
+) -> f32 {
+    let (size, _) = text_size();
+    let swatch = |x: f32, y: f32, c: [u8; 4]| {
+        draw_rectangle(
+            x,
+            y - size * 0.7,
+            size * 0.7,
+            size * 0.7,
+            Color::from_rgba(c[0], c[1], c[2], 255),
+        );
+    };
+    text.clear();
+    let _ = write!(text, "{} (V):", app.display.colors.name());
+    let title_w = measure_text(text.as_str(), None, size as u16, 1.0).width;
+    if paint {
+        draw_text(text.as_str(), x, y, size, TEXT);
+    }
+    let mut x = x + 8.0 + title_w;
+    let label = |x: &mut f32, c: [u8; 4], s: &str| {
+        if paint {
+            swatch(*x, y, c);
+            draw_text(s, *x + size * 0.8, y, size, TEXT);
+        }
+        *x += size * 0.8 + measure_text(s, None, size as u16, 1.0).width + 10.0;
+    };
+    match app.display.colors {
+        ColorMode::Depth => {
+            for d in 0..=stats.deepest_level.min(10) {
+                let digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
+                label(&mut x, DEPTH_COLORS[d as usize], digits[d as usize]);
+            }
+        }
+        ColorMode::Speed => {
+            label(&mut x, SLOW, "still");
+            label(&mut x, speed_color(FAST_SPEED / 2.0, 0.0), "200 u/s");
+            label(&mut x, FAST, "400 u/s or more");
+        }
+        ColorMode::Contact => {
+            label(&mut x, TOUCHING, "touching");
+            label(&mut x, FREE, "free");
+        }
+    }
+    // The last label's gap is not part of the legend.
+    x - 10.0
+}
+
+/// The tree's broad phase (update and pair search) beside brute force's at the current count:
+/// measured when brute force runs, estimated from a timed sample otherwise.
+fn brute_force_line(app: &App, out: &mut String) {
+    let t = &app.times;
+    let n = app.sim.len();
+    if app.sim.broadphase() == Broadphase::BruteForce {
+        let _ = write!(out, "brute force: pairs {:.1} ms (measured)", t.pairs_ms);
+        return;
+    }
+    let tree_ms = t.update_ms + t.pairs_ms;
+    match app.brute_force.ms_at(n) {
+        Some(brute_ms) if n >= 2 && brute_ms > 0.0 => {
+            let _ = write!(
+                out,
+                "tree {tree_ms:.1} ms; brute force ~{brute_ms:.0} ms ({:.0}x)",
+                brute_ms / tree_ms.max(1e-3)
+            );
+        }
+        _ => {
+            let _ = write!(out, "tree {tree_ms:.1} ms; brute force: timing");
+        }
+    }
+}
+
+fn draw_report(app: &App, text: &mut String, overlay: &mut Overlay) {
+    let r = app.probe.report();
+    text.clear();
+    let verdict = if r.agrees { "agrees" } else { "DISAGREES" };
+    if r.shape == Shape::Nearest {
+        let _ = write!(
+            text,
+            "{} nearest to the cross\n\
+             particles found: {}\n\
+             brute force: {} ({verdict})\n\
+             farthest at: {:.1}\n\
+             nodes within reach: {} of {}\n\
+             tree query: {:.3} ms",
+            app.probe.k(),
+            r.count,
+            r.brute_count,
+            r.reach,
+            r.nodes_visited,
+            r.nodes_total,
+            r.query_ms,
+        );
+        panel(
+            text,
+            (screen_width() - 4.0, 4.0),
+            true,
+            (0.0, 0.0),
+            Some(QUAD_EDGE),
+            overlay,
+        );
+        return;
+    }
+    let _ = write!(
+        text,
+        "blue {} collides: {}\n\
+         particles touching: {}\n\
+         brute force: {} ({})\n\
+         nodes visited: {} of {}\n\
+         particles tested: {} of {}\n\
+         tree query: {:.3} ms",
+        if r.shape == Shape::Circle {
+            "circle"
+        } else {
+            "quad"
+        },
+        if r.count > 0 { "YES" } else { "no" },
+        r.count,
+        r.brute_count,
+        verdict,
+        r.nodes_visited,
+        r.nodes_total,
+        r.particles_tested,
+        r.particles_total,
+        r.query_ms,
+    );
+    panel(
+        text,
+        (screen_width() - 4.0, 4.0),
+        true,
+        (0.0, 0.0),
+        Some(QUAD_EDGE),
+        overlay,
+    );
+}
+
+fn draw_help(lines: &[(&str, String)], overlay: &mut Overlay) {
+    // Every row fits the window's height, in smaller text if need be.
+    let (size, step) = text_size();
+    let step = step
+        .min((screen_height() - 56.0) / lines.len().max(1) as f32)
+        .max(6.0);
+    let size = size.min(step);
+    let label_w = 7.0 * (size + 4.0);
+    let text_w = lines
+        .iter()
+        .map(|(_, help)| measure_text(help, None, size as u16, 1.0).width)
+        .fold(0.0f32, f32::max);
+    let rows = lines.len();
+    let (w, h) = (
+        (label_w + text_w + 28.0).min(screen_width()),
+        44.0 + rows as f32 * step,
+    );
+    let x = ((screen_width() - w) / 2.0).max(0.0);
+    let y = ((screen_height() - h) / 2.0).max(0.0);
+    draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.94));
+    overlay.add_box(x, y, w, h);
+    draw_rectangle_lines(x, y, w, h, 2.0, QUAD_EDGE);
+    draw_text("controls", x + 12.0, y + 26.0, size + 6.0, TEXT);
+    for (i, (label, help)) in lines.iter().enumerate() {
+        let ty = y + 50.0 + i as f32 * step;
+        draw_text(label, x + 12.0, ty, size + 4.0, QUAD_EDGE);
+        draw_text(help, x + 12.0 + label_w, ty, size, TEXT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Colours whose channels all lie within `tolerance` of each other.
+    fn near(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
+        (0..3).all(|k| a[k].abs_diff(b[k]) <= tolerance)
+    }
+
+    #[test]
+    fn no_particle_shares_a_colour_with_an_outline() {
+        let mut particle_colors: Vec<[u8; 4]> = DEPTH_COLORS.to_vec();
+        particle_colors.extend([TOUCHING, FREE]);
+        for s in 0..=100 {
+            particle_colors.push(speed_color(FAST_SPEED * s as f32 / 100.0, 0.0));
+        }
+        for p in &particle_colors {
+            for o in OUTLINE_COLORS.iter().chain([&HIGHLIGHT]) {
+                assert!(!near(*p, *o, 24), "particle {p:?} looks like outline {o:?}");
+            }
+        }
+    }
+}

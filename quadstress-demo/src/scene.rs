@@ -1,0 +1,415 @@
+//! One frame's many small things, in window pixels and in drawing order: the floor, the blue
+//! quad's fill, the particles, the visited leaves, the highlights, the node outlines. Both
+//! renderers draw from it (the canvas fills it into an image, the instanced renderer sends it
+//! to the GPU), and both take their pixel spans from the functions here, so they cover the
+//! same pixels. The lists are reused from frame to frame.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use quadstress::{Placement, Rect, MAX_DEPTH};
+use quadstress_sim::{Particle, Simulation};
+
+use super::app::{App, ColorMode};
+use super::draw::{
+    speed_color, BACKGROUND_RGBA, DEPTH_COLORS, FLOOR_RGBA, FREE, HIGHLIGHT, OUTLINE_COLORS,
+    QUAD_FILL, TOUCHING, VISITED_EDGE, VISITED_TINT,
+};
+use super::probe::Outline;
+use super::view::View;
+
+/// A particle or highlight: its top-left pixel and colour; every one is `side` pixels square.
+pub type Square = (i32, i32, [u8; 4]);
+
+/// What a frame draws below the text, in window pixels.
+#[derive(Debug, Default)]
+pub struct Scene {
+    /// The window outside the world.
+    pub background: [u8; 4],
+    /// The world's floor: `[x, y, w, h]` and colour.
+    pub floor: Option<([f32; 4], [u8; 4])>,
+    /// The blue quad's fill: `[x, y, w, h]`, colour and opacity.
+    pub quad_tint: Option<([f32; 4], [u8; 3], u8)>,
+    /// Side of every particle, in pixels.
+    pub side: i32,
+    /// The particles on screen.
+    pub particles: Vec<Square>,
+    /// The visited leaves' tint (colour and opacity) and their `[x, y, w, h]`.
+    pub tint: ([u8; 3], u8),
+    pub tints: Vec<[f32; 4]>,
+    /// The particles the quad's query found, drawn over the tint.
+    pub highlights: Vec<Square>,
+    /// One-pixel outlines: the pixel columns and rows `[x0, y0, x1, y1]` (edges included)
+    /// and colour; later ones over earlier ones.
+    pub outlines: Vec<([f32; 4], [u8; 4])>,
+    /// The nodes' outline boxes and depths in node order, before they are sorted by depth.
+    pub(super) by_depth: Vec<(u8, [f32; 4])>,
+    /// Side of every particle in world units, for culling.
+    pub(super) particle_size: f32,
+}
+
+/// `v.floor() as i64` without a call to `floorf` (targets without SSE4.1 have no instruction
+/// for it, and every outline edge of every frame rounds four of these).
+#[inline]
+pub fn floor_i64(v: f32) -> i64 {
+    // Saturates as `as` does; NaN gives 0, as `as` does.
+    let t = v as i64;
+    if t as f32 > v {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
+/// The pixels `[x0, y0, x1, y1)` a fill of `[x, y, w, h]` covers in a `cw` x `ch` window:
+/// at least one pixel each way when it touches the window at all.
+pub fn span([x, y, w, h]: [f32; 4], cw: usize, ch: usize) -> Option<[usize; 4]> {
+    let (cw, ch) = (cw as i64, ch as i64);
+    let x0 = floor_i64(x).clamp(0, cw);
+    let y0 = floor_i64(y).clamp(0, ch);
+    let x1 = floor_i64(x + w).clamp(0, cw).max(x0 + 1).min(cw);
+    let y1 = floor_i64(y + h).clamp(0, ch).max(y0 + 1).min(ch);
+    if x0 >= cw || y0 >= ch || x + w <= 0.0 || y + h <= 0.0 {
+        return None;
+    }
+    Some([x0 as usize, y0 as usize, x1 as usize, y1 as usize])
+}
+
+/// The pixels a tint of `[x, y, w, h]` covers (none when it rounds to nothing).
+pub fn tint_span([x, y, w, h]: [f32; 4], cw: usize, ch: usize) -> Option<[usize; 4]> {
+    let (cw, ch) = (cw as i64, ch as i64);
+    let x0 = floor_i64(x).clamp(0, cw);
+    let y0 = floor_i64(y).clamp(0, ch);
+    let x1 = floor_i64(x + w).clamp(0, cw);
+    let y1 = floor_i64(y + h).clamp(0, ch);
+    (x0 < x1 && y0 < y1).then_some([x0 as usize, y0 as usize, x1 as usize, y1 as usize])
+}
+
+/// The pixels of a `side` x `side` square with its top-left pixel at `(x, y)`, clipped.
+#[inline]
+pub fn square_span(x: i32, y: i32, side: i32, cw: usize, ch: usize) -> Option<[usize; 4]> {
+    let (cw, ch) = (cw as i32, ch as i32);
+    let (x0, y0) = (x.max(0), y.max(0));
+    let (x1, y1) = ((x + side).min(cw), (y + side).min(ch));
+    (x0 < x1 && y0 < y1).then_some([x0 as usize, y0 as usize, x1 as usize, y1 as usize])
+}
+
+/// The four one-pixel edges (as `[x, y, w, h]` fills) of an outline on the pixel columns `x0`
+/// and `x1` and rows `y0` and `y1`, pulled inside the window so that the world's border
+/// stays visible.
+pub fn outline_edges([x0, y0, x1, y1]: [f32; 4], cw: usize, ch: usize) -> Option<[[f32; 4]; 4]> {
+    let (x1, y1) = (x1.min(cw as f32 - 1.0), y1.min(ch as f32 - 1.0));
+    let (x0, y0) = (x0.max(0.0), y0.max(0.0));
+    if x1 < x0 || y1 < y0 {
+        return None;
+    }
+    let (w, h) = (x1 - x0 + 1.0, y1 - y0 + 1.0);
+    Some([
+        [x0, y0, w, 1.0],
+        [x0, y1, w, 1.0],
+        [x0, y0, 1.0, h],
+        [x1, y0, 1.0, h],
+    ])
+}
+
+/// The pixel columns and rows a node's outline takes: its cell, or under loose placement its
+/// region (the cell and half a cell around it, none at the depth limit).
+fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth: u8) -> [f32; 4] {
+    let r = if placement == Placement::Loose && depth < max_depth {
+        let (mx, my) = (rect.width() / 2.0, rect.height() / 2.0);
+        Rect::new(
+            rect.min_x - mx,
+            rect.min_y - my,
+            rect.max_x + mx,
+            rect.max_y + my,
+        )
+    } else {
+        *rect
+    };
+    let (x0, y0) = view.to_screen(r.min_x, r.min_y);
+    let (x1, y1) = view.to_screen(r.max_x, r.max_y);
+    [x0.round(), y0.round(), x1.round(), y1.round()]
+}
+
+/// One walk over the tree, on every thread of rayon's pool: writes the depth of the node
+/// holding each particle into `depth` (by particle index). The walk reads each node's list
+/// once (no rectangle tests, no stack), and each particle's depth is written by the one node
+/// that holds it, so the result is the same on any thread count. A particle the tree does not
+/// hold keeps depth 0.
+pub fn walk_tree(sim: &Simulation, depth: &mut Vec<AtomicU8>) {
+    let n = sim.len();
+    depth.truncate(n);
+    depth.resize_with(n, AtomicU8::default);
+    let depth = &depth[..];
+    sim.tree().par_for_each_node_items(|node, items| {
+        for item in items {
+            if let Some(d) = depth.get(*item.value as usize) {
+                d.store(node.depth, Ordering::Relaxed);
+            }
+        }
+    });
+}
+
+fn xywh((x, y, w, h): (f32, f32, f32, f32)) -> [f32; 4] {
+    [x, y, w, h]
+}
+
+/// Scenes are equal when they draw the same: the working list is left out.
+impl PartialEq for Scene {
+    fn eq(&self, other: &Scene) -> bool {
+        self.background == other.background
+            && self.floor == other.floor
+            && self.quad_tint == other.quad_tint
+            && self.side == other.side
+            && self.particles == other.particles
+            && self.tint == other.tint
+            && self.tints == other.tints
+            && self.highlights == other.highlights
+            && self.outlines == other.outlines
+    }
+}
+
+impl Scene {
+    /// Makes this scene equal to `other`, reusing this one's lists (no allocation once they
+    /// have grown).
+    pub fn copy_from(&mut self, other: &Scene) {
+        self.background = other.background;
+        self.floor = other.floor;
+        self.quad_tint = other.quad_tint;
+        self.side = other.side;
+        self.particle_size = other.particle_size;
+        self.particles.clear();
+        self.particles.extend_from_slice(&other.particles);
+        self.tint = other.tint;
+        self.tints.clear();
+        self.tints.extend_from_slice(&other.tints);
+        self.highlights.clear();
+        self.highlights.extend_from_slice(&other.highlights);
+        self.outlines.clear();
+        self.outlines.extend_from_slice(&other.outlines);
+    }
+
+    /// The scene of `app` seen through `view`. `depth` (by particle, in depth colouring) and
+    /// `touching` (in contact colouring) are the colours' inputs.
+    #[cfg(test)]
+    pub fn build(&mut self, app: &App, view: &View, depth: &[AtomicU8], touching: &[bool]) {
+        self.build_around_particles(app, view);
+        self.fill_particles(app.sim.particles(), app, view, depth, touching);
+    }
+
+    /// The particles' squares, from `particles` (the simulation's, or a copy of them taken
+    /// with [`build_around_particles`](Self::build_around_particles), so that the next steps
+    /// may run meanwhile), coloured as `app` says.
+    pub fn fill_particles(
+        &mut self,
+        particles: &[Particle],
+        app: &App,
+        view: &View,
+        depth: &[AtomicU8],
+        touching: &[bool],
+    ) {
+        let size = self.particle_size;
+        let seen = view.visible_world();
+        self.particles.clear();
+        for (i, p) in particles.iter().enumerate() {
+            if p.x > seen.max_x
+                || p.y > seen.max_y
+                || p.x + size < seen.min_x
+                || p.y + size < seen.min_y
+            {
+                continue;
+            }
+            let color = match app.display.colors {
+                ColorMode::Depth => {
+                    DEPTH_COLORS[(depth.get(i).map_or(0, |d| d.load(Ordering::Relaxed)) as usize)
+                        .min(DEPTH_COLORS.len() - 1)]
+                }
+                ColorMode::Speed => speed_color(p.vx, p.vy),
+                ColorMode::Contact => {
+                    if touching.get(i).copied().unwrap_or(false) {
+                        TOUCHING
+                    } else {
+                        FREE
+                    }
+                }
+            };
+            let (sx, sy) = view.snap_px(p.x, p.y);
+            self.particles.push((sx, sy, color));
+        }
+    }
+
+    /// Everything of the scene but the particles' squares (see
+    /// [`fill_particles`](Self::fill_particles)): the floor, the quad, the query's tints and
+    /// highlights, the node outlines.
+    pub fn build_around_particles(&mut self, app: &App, view: &View) {
+        let sim = &app.sim;
+        self.background = BACKGROUND_RGBA;
+        self.floor = Some((xywh(view.rect_to_screen(&sim.config().world)), FLOOR_RGBA));
+        // The quad under the particles, so the ones touching it show on top of it.
+        // Only the rectangle query is the quad: the circle and the nearest are outlined.
+        self.quad_tint = matches!(app.probe.outline(), Outline::Rect(_)).then(|| {
+            (
+                xywh(view.rect_to_screen(&app.probe.rect())),
+                QUAD_FILL.0,
+                QUAD_FILL.1,
+            )
+        });
+        self.particle_size = sim.config().particle_size;
+        self.side = view.particle_px(self.particle_size) as i32;
+        self.tint = VISITED_TINT;
+        self.tints.clear();
+        self.highlights.clear();
+        let report = app.report_shown();
+        if report {
+            // The leaves the walk reached are where it searched; the nodes above them only
+            // led there (and the root, always visited, would tint the whole world).
+            for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
+                self.tints.push(xywh(view.rect_to_screen(rect)));
+            }
+            for &i in app.probe.hits() {
+                if let Some(p) = sim.particles().get(i as usize) {
+                    let (sx, sy) = view.snap_px(p.x, p.y);
+                    self.highlights.push((sx, sy, HIGHLIGHT));
+                }
+            }
+        }
+        self.outlines.clear();
+        let tree = sim.tree();
+        let config = sim.config().tree;
+        if app.display.outlines {
+            // Deepest first, so the shallow split lines stay visible on top of the deep ones
+            // that share them; in node order within a depth. One walk over the nodes, then a
+            // counting sort by depth.
+            let mut per_depth = [0usize; MAX_DEPTH as usize + 2];
+            self.by_depth.clear();
+            for node in tree.nodes() {
+                let b = node_box(
+                    view,
+                    &node.rect,
+                    node.depth,
+                    config.placement,
+                    config.max_depth,
+                );
+                self.by_depth.push((node.depth, b));
+                per_depth[usize::from(node.depth)] += 1;
+            }
+            // Where each depth's outlines start: the deepest at 0.
+            let mut start = 0;
+            for count in per_depth.iter_mut().rev() {
+                let n = *count;
+                *count = start;
+                start += n;
+            }
+            let none = ([0.0; 4], [0; 4]);
+            self.outlines.resize(self.by_depth.len(), none);
+            for &(depth, b) in &self.by_depth {
+                let color = OUTLINE_COLORS[usize::from(depth).min(OUTLINE_COLORS.len() - 1)];
+                let at = &mut per_depth[usize::from(depth)];
+                self.outlines[*at] = (b, color);
+                *at += 1;
+            }
+        }
+        if report {
+            for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
+                let b = node_box(view, rect, 0, Placement::Exact, 0);
+                self.outlines.push((b, VISITED_EDGE));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::tests_support::test_app;
+    use crate::view::Camera;
+    use std::ops::ControlFlow;
+
+    #[test]
+    fn floor_i64_is_floor_then_a_saturating_cast() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            -1.0,
+            1.0 - f32::EPSILON,
+            -1e-45,
+            1e-45,
+            8_388_607.5,
+            -8_388_607.5,
+            1e19,
+            -1e19,
+            9.223_372e18,
+            -9.223_372e18,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        values.extend((-2000..2000).map(|i| i as f32 * 0.37));
+        for v in values {
+            assert_eq!(floor_i64(v), v.floor() as i64, "{v}");
+        }
+    }
+
+    #[test]
+    fn the_tree_walk_gives_each_particle_its_node_depth() {
+        let mut app = test_app();
+        app.sim.spawn_burst(6000).unwrap();
+        let mut depth = Vec::new();
+        for _ in 0..30 {
+            app.update();
+        }
+        walk_tree(&app.sim, &mut depth);
+        // As many particles at each depth as the tree holds there.
+        let tree = app.sim.tree();
+        let mut per_depth = [0usize; MAX_DEPTH as usize + 1];
+        let depth: Vec<u8> = depth.iter().map(|d| d.load(Ordering::Relaxed)).collect();
+        for &d in &depth {
+            per_depth[usize::from(d)] += 1;
+        }
+        assert_eq!(per_depth, tree.stats().items_per_depth);
+        let mut by_walk = vec![u8::MAX; app.sim.len()];
+        let at = std::cell::Cell::new(0);
+        let _ = tree.for_each_in_rect_counting(
+            &tree.world(),
+            |node| at.set(node.depth),
+            |item| {
+                by_walk[*item.value as usize] = at.get();
+                ControlFlow::<()>::Continue(())
+            },
+        );
+        assert!(by_walk.iter().all(|&d| d != u8::MAX), "a particle left out");
+        assert_eq!(depth, by_walk);
+        assert!(depth.iter().any(|&d| d >= 3), "a flat tree shows nothing");
+    }
+
+    #[test]
+    fn outlines_go_deepest_first_in_node_order_within_a_depth() {
+        let mut app = test_app();
+        app.sim.spawn_burst(6000).unwrap();
+        for _ in 0..3 {
+            app.update();
+        }
+        let view = View::new(app.sim.config().world, 1024.0, 768.0, Camera::default());
+        let mut scene = Scene::default();
+        scene.build(&app, &view, &[], &[]);
+        let tree = app.sim.tree();
+        let config = app.sim.config().tree;
+        let mut expected = Vec::new();
+        for depth in (0..=tree.stats().deepest_level).rev() {
+            let color = OUTLINE_COLORS[usize::from(depth).min(OUTLINE_COLORS.len() - 1)];
+            for node in tree.nodes().filter(|n| n.depth == depth) {
+                let b = node_box(&view, &node.rect, depth, config.placement, config.max_depth);
+                expected.push((b, color));
+            }
+        }
+        assert!(tree.stats().deepest_level >= 3);
+        assert_eq!(scene.outlines, expected);
+        // A second build over the same state is the same scene.
+        let mut again = Scene::default();
+        again.build(&app, &view, &[], &[]);
+        assert!(again == scene);
+    }
+}

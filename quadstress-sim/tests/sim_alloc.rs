@@ -1,0 +1,81 @@
+//! Steady state allocates nothing, and no step allocates by the world's size: a counting
+//! global allocator watches.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::alloc::{self, Counting};
+use quadstress::Rect;
+use quadstress_sim::{Broadphase, SimConfig, Simulation};
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn steady_state_steps_allocate_nothing() {
+    // One test function, so no other test thread allocates while we count.
+    for mode in Broadphase::ALL {
+        let mut sim = Simulation::new(SimConfig {
+            world: Rect::new(0.0, 0.0, 600.0, 400.0),
+            gravity_on: false,
+            restitution: 1.0,
+            broadphase: mode,
+            seed: 9,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        // One thread: every phase runs on the caller's thread, the tree's batch update in its
+        // serial form, so no job passes rayon's queue (which takes a new block every 63).
+        sim.set_threads(1).unwrap();
+        sim.spawn_burst(1500).unwrap();
+        // Warm-up: buffers and the node arena grow to their high-water size (brute force is
+        // slow and has only the contact list to grow).
+        let warm_up = if mode == Broadphase::BruteForce {
+            600
+        } else {
+            3000
+        };
+        for _ in 0..warm_up {
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        let before = alloc::allocations();
+        let mut contacts = 0;
+        for _ in 0..200 {
+            sim.step(1.0 / 60.0).unwrap();
+            contacts += sim.counts().contacts;
+        }
+        let allocated = alloc::allocations() - before;
+        assert!(contacts > 0);
+        // Brute force's shorter warm-up may leave its contact list a doubling or two short
+        // of the most contacts the gas ever makes; the tree modes allocate nothing at all.
+        let growth = if mode == Broadphase::BruteForce { 2 } else { 0 };
+        assert!(
+            allocated <= growth,
+            "{mode:?}: {allocated} allocations in 200 steady-state steps"
+        );
+    }
+    // A world ten million particles tall: the first steps, buffers growing included,
+    // allocate by the particles and their contacts, not by the world's height.
+    let mut sim = Simulation::new(SimConfig {
+        world: Rect::new(0.0, 0.0, 100.0, 1e7),
+        particle_size: 1.0,
+        seed: 9,
+        ..SimConfig::default()
+    })
+    .unwrap();
+    sim.set_threads(1).unwrap();
+    sim.spawn_burst(100).unwrap();
+    sim.spawn_stream(50.0, 1e7, 300, 20.0, 0.0).unwrap();
+    let before = alloc::bytes();
+    let mut contacts = 0;
+    for _ in 0..20 {
+        sim.step(1.0 / 60.0).unwrap();
+        contacts += sim.counts().contacts;
+    }
+    let bytes = alloc::bytes() - before;
+    assert!(contacts > 0);
+    assert!(
+        bytes < 1 << 20,
+        "{bytes} bytes allocated by 20 steps of 400 particles"
+    );
+}
