@@ -104,7 +104,10 @@ impl FixedStep {
     /// Adds the real seconds since the last frame and returns how many steps to run now.
     /// Time beyond [`max_steps_per_frame`](Self::max_steps_per_frame) steps is dropped (the
     /// world slows down); a negative, NaN or infinite duration counts as none, so a clock
-    /// that jumps cannot stall or flood the simulation.
+    /// that jumps cannot stall or flood the simulation. A frame never runs more steps than
+    /// its own time asks for (its whole steps, plus one that the part of a step carried from
+    /// earlier frames completes): a frame with no time runs none, whatever came before,
+    /// even a frame of `f64::MAX` seconds.
     ///
     /// ```
     /// use quadstress_sim::FixedStep;
@@ -114,6 +117,8 @@ impl FixedStep {
     /// assert_eq!(clock.advance(f64::NAN), 0);
     /// assert_eq!(clock.advance(-1.0), 0);
     /// assert_eq!(clock.advance(f64::INFINITY), 0);
+    /// assert_eq!(clock.advance(f64::MAX), 3); // the cap: the rest is dropped
+    /// assert_eq!(clock.advance(0.0), 0);
     /// ```
     pub fn advance(&mut self, real_seconds: f64) -> u32 {
         let real = if real_seconds.is_finite() && real_seconds > 0.0 {
@@ -128,8 +133,20 @@ impl FixedStep {
         let steps = whole.min(f64::from(self.max_steps)) as u32;
         self.dropped = whole > f64::from(self.max_steps);
         // Behind, the whole steps that could not run are gone, not owed to later frames: only
-        // the part of a step stays.
-        self.backlog = (self.backlog - whole * self.step).max(0.0);
+        // the part of a step stays. Over about a million steps behind, `backlog - whole *
+        // step` would keep the rounding error of two huge numbers (many steps' worth, or NaN
+        // past `f64::MAX`), so nothing stays then. What stays is kept below one step less the
+        // tolerance, so that a frame with no time never runs a step.
+        let rest = if whole <= f64::from(1u32 << 20) {
+            self.backlog - whole * self.step
+        } else {
+            0.0
+        };
+        self.backlog = if rest > 0.0 {
+            rest.min(self.step * (1.0 - 2e-6))
+        } else {
+            0.0
+        };
         self.window_real += real;
         self.window_simulated += f64::from(steps) * self.step;
         if self.window_real >= SPEED_WINDOW_SECONDS {
@@ -161,5 +178,85 @@ impl FixedStep {
         self.window_simulated = 0.0;
         self.speed = 1.0;
         self.dropped = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FixedStep;
+
+    /// Frame times a broken or hostile clock hands out, with ordinary ones among them.
+    const FRAMES: [f64; 16] = [
+        f64::MAX,
+        1e300,
+        1e20,
+        1e10,
+        12_345.678,
+        1.0,
+        1.0 / 60.0,
+        1e-9,
+        5e-324,
+        0.0,
+        -0.0,
+        -1.0,
+        -f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+
+    /// The steps a frame of `real` seconds asks for at most: none for a time that is not a
+    /// positive number, else its whole steps plus the one the carried part of a step may
+    /// complete, and never more than the cap.
+    fn asked(clock: &FixedStep, real: f64) -> f64 {
+        if !(real.is_finite() && real > 0.0) {
+            return 0.0;
+        }
+        ((real / clock.step).floor() + 1.0).min(f64::from(clock.max_steps))
+    }
+
+    /// After any frame, however huge or broken its time, the next frames run no more steps
+    /// than their own time asks for: an empty, NaN or negative frame runs none.
+    #[test]
+    fn no_frame_runs_more_steps_than_its_time_asks_for() {
+        for step in [1.0 / 60.0, 0.01, 1e-6, 3.0, 1e30] {
+            for cap in [1, 4, 1000, u32::MAX] {
+                for first in FRAMES {
+                    for then in FRAMES {
+                        let mut clock = FixedStep::new(step, cap).unwrap();
+                        let n = clock.advance(first);
+                        assert!(
+                            f64::from(n) <= asked(&clock, first),
+                            "step {step:e}, cap {cap}: a frame of {first:e} s ran {n} steps"
+                        );
+                        for _ in 0..3 {
+                            let n = clock.advance(then);
+                            assert!(
+                                f64::from(n) <= asked(&clock, then),
+                                "step {step:e}, cap {cap}: after a frame of {first:e} s, a frame of {then:e} s ran {n} steps"
+                            );
+                        }
+                        assert_eq!(
+                            clock.advance(0.0),
+                            0,
+                            "step {step:e}, cap {cap}: an empty frame after frames of {first:e} s and {then:e} s"
+                        );
+                        assert!(clock.speed().is_finite() && clock.speed() >= 0.0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Frames that ask for a step still get it after a huge frame: the clock is not stuck.
+    #[test]
+    fn ordinary_frames_run_as_before_after_a_huge_one() {
+        for huge in [f64::MAX, 1e300, 1e20, f64::INFINITY, f64::NAN, -1.0] {
+            let mut clock = FixedStep::new(0.01, 3).unwrap();
+            clock.advance(huge);
+            let steps: Vec<u32> = (0..50).map(|_| clock.advance(0.01)).collect();
+            assert!(steps.iter().all(|&n| n == 1), "after {huge}: {steps:?}");
+            assert_eq!(clock.advance(0.025), 2, "after {huge}");
+        }
     }
 }
