@@ -4,7 +4,9 @@
 
 use std::io::Write;
 
-use quadstress_sim::{percentile, Percentiles, Phase, SimConfig, Simulation, MAX_PARTICLES};
+use quadstress_sim::{
+    percentile, HeightProfile, Percentiles, Phase, SimConfig, Simulation, MAX_PARTICLES,
+};
 
 use super::app::placement_name;
 use super::cli::{Args, Switch};
@@ -197,6 +199,10 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     }
     if config.gravity_on {
         writeln!(out, "pile.packing: {:.3} fraction", pile_packing(&sim))?;
+        if let Some(steps) = sim.column_steps(&mut HeightProfile::new()) {
+            writeln!(out, "pile.column_step.max: {:.2} sides", steps.max)?;
+            writeln!(out, "pile.column_step.p99: {:.2} sides", steps.p99)?;
+        }
     }
     writeln!(out, "state_hash: {:016x}", sim.state_hash())?;
     Ok(())

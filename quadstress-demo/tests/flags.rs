@@ -175,3 +175,41 @@ fn a_huge_warmup_times_no_frame() {
     let stdout = window(&["--warmup", "2", "--frames", "5"]);
     assert!(stdout.contains("frames_timed: 2 frames"), "{stdout}");
 }
+
+#[test]
+fn a_pile_reports_its_column_steps_after_its_packing() {
+    let stdout = stdout_of(&[
+        "--headless",
+        "--particles",
+        "2000",
+        "--coverage",
+        "0.5",
+        "--gravity",
+        "on",
+        "--frames",
+        "120",
+    ]);
+    let value = |name: &str| -> f64 {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in\n{stdout}"));
+        assert!(line.ends_with(" sides"), "{line}");
+        line[name.len()..]
+            .trim()
+            .trim_end_matches(" sides")
+            .parse()
+            .unwrap()
+    };
+    let (max, p99) = (
+        value("pile.column_step.max:"),
+        value("pile.column_step.p99:"),
+    );
+    // The world is 506 units square (2000 * 64 / 0.5 square units): 63 sides tall.
+    assert!(0.0 <= p99 && p99 <= max && max <= 63.25, "{stdout}");
+    let at = |name: &str| stdout.find(name).unwrap();
+    assert!(at("pile.packing:") < at("pile.column_step.max:"));
+    // Without gravity there is no pile to measure.
+    let gas = stdout_of(&["--headless", "--particles", "200", "--frames", "2"]);
+    assert!(!gas.contains("pile.column_step"), "{gas}");
+}

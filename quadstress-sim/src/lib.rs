@@ -17,7 +17,7 @@
 //! `config` ([`SimConfig`], [`Broadphase`], [`SimError`] and the checks of a setting),
 //! `driver` ([`FixedStep`]), `spawn` (bursts and streams), `solver` (motion, walls,
 //! contacts), `layout` (the reordering), `parallel` (the worker threads), `metrics` (what a
-//! report measures), `timing` (phase times).
+//! report measures), `pile` (the pile's height profile), `timing` (phase times).
 //!
 //! ```
 //! use quadstress_sim::{SimConfig, Simulation, STEP_SECONDS};
@@ -45,6 +45,7 @@ mod layout;
 mod metrics;
 mod parallel;
 mod percentiles;
+mod pile;
 mod solver;
 mod spawn;
 mod timing;
@@ -55,6 +56,7 @@ pub use metrics::Overlap;
 pub use parallel::{default_threads, MAX_THREADS};
 #[doc(hidden)]
 pub use percentiles::Percentiles;
+pub use pile::{ColumnSteps, HeightProfile, MAX_PROFILE_COLUMNS, SUPPORT_GAP};
 #[doc(hidden)]
 pub use timing::percentile;
 pub use timing::PhaseTimes;
