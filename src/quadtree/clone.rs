@@ -47,6 +47,7 @@ impl<T: Clone> Clone for Quadtree<T> {
             slots: self.slots.clone(),
             tree: self.tree,
             free_slot: self.free_slot,
+            retired: self.retired,
             len: self.len,
             scratch: Vec::new(),
             sort_scratch: Vec::new(),

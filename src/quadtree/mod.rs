@@ -253,6 +253,8 @@ pub struct Quadtree<T> {
     /// Sets this tree's handles apart from every other tree's.
     tree: TreeId,
     free_slot: u32,
+    /// Slots whose generation ran out: never handed out again, so never room for an item.
+    retired: usize,
     len: usize,
     /// Reused work list for splits, merges and bulk placement.
     scratch: Vec<u32>,

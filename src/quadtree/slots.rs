@@ -266,6 +266,8 @@ impl<T> Quadtree<T> {
         if end_generation(&mut self.slots[index as usize]) {
             self.slots[index as usize].pos = self.free_slot;
             self.free_slot = index;
+        } else {
+            self.retired += 1;
         }
     }
 }

@@ -66,6 +66,7 @@ impl<T> Quadtree<T> {
             slots: Vec::new(),
             tree,
             free_slot: NULL,
+            retired: 0,
             len: 0,
             scratch: Vec::new(),
             sort_scratch: Vec::new(),
@@ -106,10 +107,13 @@ impl<T> Quadtree<T> {
 
     /// Makes room for `additional` more items than the tree holds, as
     /// [`with_capacity`](Self::with_capacity) does for a new tree: inserting them never grows
-    /// the handle table. Slots freed by removals count as room.
+    /// the handle table. Slots freed by removals count as room; a slot retired because its
+    /// generation ran out (after `2^32 - 1` items lived in it, see [`ItemId`]) does not, and
+    /// keeps its place in the table for good.
     ///
     /// # Errors
-    /// [`QuadtreeError::Full`] if the tree would then hold more than [`MAX_ITEMS`] items, and
+    /// [`QuadtreeError::Full`] if the tree would then hold more than [`MAX_ITEMS`] items
+    /// (retired slots counted as items), and
     /// [`QuadtreeError::OutOfMemory`] if the allocator refuses the tables (never an abort).
     /// The items are unchanged then.
     ///
@@ -124,14 +128,15 @@ impl<T> Quadtree<T> {
     /// assert_eq!(tree.len(), 1);
     /// ```
     pub fn reserve(&mut self, additional: usize) -> Result<(), QuadtreeError> {
-        if self
-            .len
+        // Retired slots take room in the table for good: they count against `MAX_ITEMS`, and
+        // never as room for a new item.
+        if (self.len + self.retired)
             .checked_add(additional)
             .is_none_or(|n| n > MAX_ITEMS)
         {
             return Err(QuadtreeError::Full);
         }
-        let free = self.slots.len() - self.len;
+        let free = self.slots.len() - self.len - self.retired;
         self.slots
             .try_reserve(additional.saturating_sub(free))
             .map_err(|_| QuadtreeError::OutOfMemory)?;
@@ -160,7 +165,7 @@ impl<T> Quadtree<T> {
     /// assert!(tree.capacity() >= 64);
     /// ```
     pub fn capacity(&self) -> usize {
-        self.slots.capacity()
+        self.slots.capacity() - self.retired
     }
 
     /// The world rectangle the tree subdivides.
@@ -363,7 +368,11 @@ impl<T> Quadtree<T> {
             let reusable = match slot.node {
                 RETIRED => false,
                 NULL => true,
-                _ => end_generation(slot),
+                _ => {
+                    let reusable = end_generation(slot);
+                    self.retired += usize::from(!reusable);
+                    reusable
+                }
             };
             if reusable {
                 slot.pos = free;
@@ -550,5 +559,38 @@ mod tests {
                 tree.validate().unwrap();
             }
         }
+    }
+
+    /// Slots whose generation ran out are retired for good: `reserve` and `capacity` count
+    /// no room in them, so inserting what `reserve` made room for never grows the table.
+    #[test]
+    fn retired_slots_are_no_room() {
+        let world = Rect::new(0.0, 0.0, 100.0, 100.0);
+        let mut tree = Quadtree::with_capacity(world, Config::default(), 100).unwrap();
+        for i in 0..100 {
+            tree.insert(Rect::from_min_size(i as f32, 1.0, 0.5, 0.5), i)
+                .unwrap();
+        }
+        // Every slot on its last generation: clearing retires them all.
+        for slot in &mut tree.slots {
+            slot.generation = u32::MAX;
+        }
+        tree.clear();
+        tree.validate().unwrap();
+        tree.reserve(100).unwrap();
+        let room = tree.capacity();
+        assert!(room >= 100, "capacity {room} after reserve(100)");
+        let table = tree.slots.capacity();
+        for i in 0..100 {
+            tree.insert(Rect::from_min_size(i as f32, 1.0, 0.5, 0.5), i)
+                .unwrap();
+        }
+        assert_eq!(
+            tree.slots.capacity(),
+            table,
+            "inserting the 100 items reserve(100) made room for grew the handle table"
+        );
+        assert_eq!(tree.capacity(), room);
+        tree.validate().unwrap();
     }
 }

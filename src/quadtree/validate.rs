@@ -254,6 +254,11 @@ impl<T> Quadtree<T> {
             self.len
         );
         ensure!(
+            retired == self.retired,
+            "{retired} slots retired but {} counted",
+            self.retired
+        );
+        ensure!(
             used + free_slots + retired == self.slots.len(),
             "slot accounting: {used} used + {free_slots} free + {retired} retired != {}",
             self.slots.len()
