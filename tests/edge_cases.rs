@@ -953,3 +953,67 @@ fn another_trees_handle_never_reaches_an_item_however_often_a_slot_is_reused() {
     a.validate().unwrap();
     b.validate().unwrap();
 }
+
+/// A bulk insert that fails or panics leaves `ids` as it was: `insert_many` whose iterator
+/// panics or holds a bad rectangle, `par_insert_many` whose `rect_of` or `value_of` panics
+/// (on the caller's thread and on the parallel path) or returns a bad rectangle. No stale
+/// handle is left behind, and the tree stays valid.
+#[cfg(feature = "rayon")]
+#[test]
+fn a_failed_or_panicking_bulk_insert_leaves_ids_as_they_were() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let rect_of = |i: usize| Rect::from_min_size((i % 97) as f32, (i / 97 % 97) as f32, 0.5, 0.5);
+    for n in [10, 5_000] {
+        let at = n / 2;
+        let (mut tree, before) = filled();
+        let mut ids = before.clone();
+        let panicked = catch_unwind(AssertUnwindSafe(|| {
+            tree.insert_many(
+                (0..n).map(|i| {
+                    assert!(i != at, "the caller's iterator panics at {at}");
+                    (rect_of(i), i as u32)
+                }),
+                &mut ids,
+            )
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(ids, before, "insert_many of {n}: its iterator panicked");
+        tree.validate().unwrap();
+
+        let bad = |i: usize| {
+            if i == at {
+                Rect::new(1.0, 0.0, 0.0, 1.0)
+            } else {
+                rect_of(i)
+            }
+        };
+        let refused = tree.insert_many((0..n).map(|i| (bad(i), i as u32)), &mut ids);
+        assert_eq!(refused, Err(QuadtreeError::Inverted));
+        assert_eq!(ids, before, "insert_many of {n}: refused");
+        let refused = tree.par_insert_many(n, bad, |i| i as u32, &mut ids);
+        assert_eq!(refused, Err(QuadtreeError::Inverted));
+        assert_eq!(ids, before, "par_insert_many of {n}: refused");
+
+        let panicked = catch_unwind(AssertUnwindSafe(|| {
+            let rect_of = |i: usize| {
+                assert!(i != at, "rect_of panics at {at}");
+                rect_of(i)
+            };
+            tree.par_insert_many(n, rect_of, |i| i as u32, &mut ids)
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(ids, before, "par_insert_many of {n}: rect_of panicked");
+        tree.validate().unwrap();
+
+        let panicked = catch_unwind(AssertUnwindSafe(|| {
+            let value_of = |i: usize| {
+                assert!(i != at, "value_of panics at {at}");
+                i as u32
+            };
+            tree.par_insert_many(n, rect_of, value_of, &mut ids)
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(ids, before, "par_insert_many of {n}: value_of panicked");
+        tree.validate().unwrap();
+    }
+}

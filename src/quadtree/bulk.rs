@@ -134,14 +134,21 @@ impl<T> BulkScratch<T> {
 }
 
 /// The handles a bulk insert appends to the caller's `ids` while it stages: unless kept,
-/// they are taken back when it ends, by a refusal or by a panic in the caller's iterator.
-struct HandlesOut<'a> {
-    ids: &'a mut Vec<ItemId>,
+/// they are taken back when it ends, by a refusal or by a panic in the caller's code.
+pub(super) struct HandlesOut<'a> {
+    pub(super) ids: &'a mut Vec<ItemId>,
     from: usize,
 }
 
-impl HandlesOut<'_> {
-    fn keep(&mut self) {
+impl<'a> HandlesOut<'a> {
+    pub(super) fn new(ids: &'a mut Vec<ItemId>) -> Self {
+        HandlesOut {
+            from: ids.len(),
+            ids,
+        }
+    }
+
+    pub(super) fn keep(&mut self) {
         self.from = self.ids.len();
     }
 }
@@ -208,10 +215,7 @@ impl<T> Quadtree<T> {
             self.bulk = b;
             return Err(QuadtreeError::OutOfMemory);
         }
-        let mut out = HandlesOut {
-            from: ids.len(),
-            ids,
-        };
+        let mut out = HandlesOut::new(ids);
         let mut handout = self.slot_handout();
         // Only as many as could ever get a handle are staged: an endless iterator is refused
         // once it passes the limit, not after it has filled memory.

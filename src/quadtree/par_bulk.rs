@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::bulk::Staged;
+use super::bulk::{HandlesOut, Staged};
 use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
 
 /// Batches smaller than this are staged and placed on the caller's thread: the same tree,
@@ -39,9 +39,10 @@ impl<T: Send + Sync> Quadtree<T> {
     /// largest batch.
     ///
     /// # Panics
-    /// A panic in `rect_of` or `value_of` goes on to the caller. One in `rect_of` leaves the
-    /// tree unchanged; one in `value_of` comes after the tree was taken apart, and leaves it
-    /// cleared (every handle stale), never half-built.
+    /// A panic in `rect_of` or `value_of` goes on to the caller, and `ids` is left as it was
+    /// (as [`insert_many`](Self::insert_many) leaves it when its iterator panics). One in
+    /// `rect_of` leaves the tree unchanged; one in `value_of` comes after the tree was taken
+    /// apart, and leaves it cleared (every handle stale), never half-built.
     ///
     /// # Errors
     /// [`QuadtreeError::Full`] if `n` more items would not all get handles (checked first),
@@ -127,7 +128,9 @@ impl<T: Send + Sync> Quadtree<T> {
         }
         // Stage 2: handles, on one thread: the free chain is a chain, and the generations and
         // handles written along the walk cost less than a parallel pass of their own.
-        self.stage_handles(n, ids)?;
+        // The handles go back out of `ids` if anything below panics.
+        let mut out = HandlesOut::new(ids);
+        self.stage_handles(n, out.ids)?;
         // Stage 3: everything already stored joins the staging area, and all is placed anew.
         self.stage_stored();
         // A panic in `value_of` stops the filling half-way: the tree is cleared before it
@@ -144,6 +147,7 @@ impl<T: Send + Sync> Quadtree<T> {
             self.clear();
             std::panic::resume_unwind(panic);
         }
+        out.keep();
         Ok(n)
     }
 
