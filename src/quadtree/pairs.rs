@@ -2,8 +2,7 @@
 
 use std::ops::{ControlFlow, Range};
 
-use super::items::Lanes;
-use super::simd::Avx;
+use super::items::{with_block_test, Lanes};
 use super::{CellRange, ItemId, ItemList, ItemRef, Node, Placement, Quadtree, Rect, NULL};
 
 impl<T> Quadtree<T> {
@@ -101,22 +100,7 @@ impl<T> Quadtree<T> {
     {
         // The block test is chosen once: with AVX, the whole search is compiled for it, so
         // every scan inlines the test instead of calling into an AVX-compiled scan.
-        if let Some(avx) = Avx::detect() {
-            avx.run(
-                #[inline(always)]
-                || {
-                    self.pairs_in_nodes_with(
-                        nodes,
-                        f,
-                        tests,
-                        #[inline(always)]
-                        |l, r| l.hits_avx(avx, r),
-                    )
-                },
-            )
-        } else {
-            self.pairs_in_nodes_with(nodes, f, tests, Lanes::hits)
-        }
+        with_block_test!(|hits| self.pairs_in_nodes_with(nodes, f, tests, hits))
     }
 
     /// [`pairs_in_nodes`](Self::pairs_in_nodes) with the block test `hits`.
