@@ -4,34 +4,24 @@
 
 use std::fmt::Write as _;
 
-use clap::ValueEnum;
 use quadstress::{Config, Placement, Rect, MAX_DEPTH};
 use quadstress_sim::{
     Broadphase, FixedStep, PhaseTimes, SimConfig, SimError, Simulation,
     DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS,
 };
 
-use super::controls::{Action, Binding};
+use super::controls::{Action, Binding, Pointer};
+use super::panel_controls::{Control, Field, Value, CAPACITIES, SPAWN_BATCH, WORLD_SCALES};
+use super::platform::Clock;
 use super::probe::{Probe, Shape};
 use super::profile::Profile;
-use super::stepper::Stepped;
+use super::settings::{
+    particle_cap, particle_cap_of, placement_name, scaled_world, ColorMode, Display, GRAPH_FRAMES,
+    MAX_COVERAGE, PARTICLE_SIZE, WORLD,
+};
+use super::stepper::{SimSlot, Stepped};
 use super::view::{Camera, View};
 
-/// The world the demo simulates: three times the default window, so 50,000 particles of 8x8
-/// cover about 45% of it.
-pub const WORLD: Rect = Rect::new(0.0, 0.0, 3072.0, 2304.0);
-/// Side of a particle in world units: 8 px at 1:1.
-pub const PARTICLE_SIZE: f32 = 8.0;
-/// The largest share of the world's area the particles may cover: as much as a pile holds.
-/// A settled pile packs at about 0.73 to 0.79 (the headless mode's `pile.packing`, the
-/// particles' area over the area under the pile's top), so at 80% it already reaches 95% of
-/// the world's height, and at 90% it is a packed box pressed into itself (`overlap.mean` 0.10
-/// of a side). Above about 70%, a burst spawned at random can also leave a pair of particles
-/// lying one on the other. Up to 65% every measured pile held (`overlap.max` under 0.10 of
-/// a side, seeds 1 to 4). `--world-scale` makes room for more.
-pub const MAX_COVERAGE: f32 = 0.65;
-/// Frames kept for the frame-time graph (about three seconds at 60 FPS).
-pub const GRAPH_FRAMES: usize = 180;
 /// Most particles the brute-force broad phase accepts: above this, one of its steps takes
 /// more than about 100 ms on the machine this was measured on (2 shared cores), and the
 /// window would freeze.
@@ -42,96 +32,6 @@ const MESSAGE_SECONDS: f64 = 3.0;
 const QUAD_SPEED: f32 = 900.0;
 /// Zoom factor per wheel notch.
 const ZOOM_STEP: f32 = 1.25;
-
-/// Seconds on a monotonic clock: `platform::now_seconds` in the window, a fake one in tests.
-pub type Clock = fn() -> f64;
-
-/// Most particles the demo's world holds: [`MAX_COVERAGE`] of its area.
-pub fn particle_cap() -> usize {
-    particle_cap_of(WORLD)
-}
-
-/// Most particles `world` holds: [`MAX_COVERAGE`] of its area.
-pub fn particle_cap_of(world: Rect) -> usize {
-    (f64::from(world.width()) * f64::from(world.height()) * f64::from(MAX_COVERAGE)
-        / f64::from(PARTICLE_SIZE * PARTICLE_SIZE)) as usize
-}
-
-/// [`WORLD`] with its width and height times `scale`, from the same top-left corner.
-pub fn scaled_world(scale: f32) -> Rect {
-    Rect::from_min_size(
-        WORLD.min_x,
-        WORLD.min_y,
-        WORLD.width() * scale,
-        WORLD.height() * scale,
-    )
-}
-
-/// What the particles' colours mean (also the `--colors` flag's values).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, ValueEnum)]
-pub enum ColorMode {
-    /// The depth of the node holding the particle: the tree shows inside a dense pile.
-    #[default]
-    Depth,
-    /// How fast the particle moves.
-    Speed,
-    /// Whether it touches another particle.
-    Contact,
-}
-
-impl ColorMode {
-    /// The next mode, wrapping around.
-    pub fn next(self) -> Self {
-        match self {
-            ColorMode::Depth => ColorMode::Speed,
-            ColorMode::Speed => ColorMode::Contact,
-            ColorMode::Contact => ColorMode::Depth,
-        }
-    }
-
-    /// The name the legend and messages use.
-    pub fn name(self) -> &'static str {
-        match self {
-            ColorMode::Depth => "node depth",
-            ColorMode::Speed => "speed",
-            ColorMode::Contact => "contact",
-        }
-    }
-}
-
-/// What is drawn, and which overlays are open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Display {
-    /// What the particles' colours mean.
-    pub colors: ColorMode,
-    /// Node outlines.
-    pub outlines: bool,
-    /// The statistics panel.
-    pub hud: bool,
-    /// The help overlay.
-    pub help: bool,
-    /// The controls panel (shown only with the statistics panel).
-    pub panel: bool,
-}
-
-impl Display {
-    /// Whether the controls panel is on screen: it hides with the statistics panel.
-    pub fn panel_shown(&self) -> bool {
-        self.hud && self.panel
-    }
-}
-
-impl Default for Display {
-    fn default() -> Self {
-        Display {
-            colors: ColorMode::default(),
-            outlines: true,
-            hud: true,
-            help: false,
-            panel: true,
-        }
-    }
-}
 
 /// The frame times of the last [`GRAPH_FRAMES`] frames, in milliseconds.
 #[derive(Clone, Debug)]
@@ -169,16 +69,6 @@ impl FrameGraph {
     pub fn slowest_ms(&self) -> f32 {
         self.ms.iter().copied().fold(0.0, f32::max)
     }
-}
-
-/// The pointer this frame: where it is on screen and how far the wheel turned.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Pointer {
-    /// Screen position.
-    pub x: f32,
-    pub y: f32,
-    /// Wheel notches, positive away from the user.
-    pub wheel: f32,
 }
 
 /// Particles in the sample the brute-force estimate times: about half a million rectangle
@@ -256,8 +146,8 @@ struct Message {
 
 /// Everything the demo remembers between frames.
 pub struct App {
-    /// The particles and their tree.
-    pub sim: Simulation,
+    /// The particles and their tree; away on the step thread while a frame's steps run.
+    sim: SimSlot,
     /// Where the view looks.
     pub camera: Camera,
     /// What is drawn.
@@ -286,9 +176,6 @@ pub struct App {
     pub profile: Profile,
     /// Which renderer draws the particles, and on which OpenGL.
     pub renderer: String,
-    /// Depth of the node holding each particle, by particle index, as of the last
-    /// [`begin_frame`](Self::begin_frame) in depth colouring.
-    pub depth: Vec<std::sync::atomic::AtomicU8>,
 }
 
 impl App {
@@ -314,7 +201,7 @@ impl App {
             ..SimConfig::default()
         })?;
         Ok(App {
-            sim,
+            sim: SimSlot::Home(Box::new(sim)),
             camera: Camera::default(),
             display: Display::default(),
             // Left of the controls panel, clear of the hint below it.
@@ -333,7 +220,6 @@ impl App {
             fixed: FixedStep::new(STEP_SECONDS, DEFAULT_MAX_STEPS_PER_FRAME)?,
             profile: Profile::default(),
             renderer: String::new(),
-            depth: Vec::new(),
         })
     }
 
@@ -344,14 +230,14 @@ impl App {
     /// The simulation's errors for a world it refuses; nothing changes then.
     pub fn set_world_scale(&mut self, scale: f32) -> Result<(), SimError> {
         let world = scaled_world(scale);
-        let threads = self.sim.threads();
+        let threads = self.sim.get().threads();
         let mut sim = Simulation::new(SimConfig {
             world,
             max_particles: particle_cap_of(world),
-            ..*self.sim.config()
+            ..*self.sim.get().config()
         })?;
         sim.set_threads(threads)?;
-        self.sim = sim;
+        self.sim = SimSlot::Home(Box::new(sim));
         self.probe.set_world(world);
         Ok(())
     }
@@ -360,7 +246,7 @@ impl App {
     pub fn rescale_world(&mut self, scale: f32) {
         match self.set_world_scale(scale) {
             Ok(()) => {
-                let cap = self.sim.config().max_particles;
+                let cap = self.sim.get().config().max_particles;
                 self.say(format_args!(
                     "world x{scale}: room for {cap} particles (the old ones are gone)"
                 ));
@@ -371,10 +257,31 @@ impl App {
 
     /// Runs the simulation's phases on `threads` worker threads, or says why not.
     pub fn set_threads(&mut self, threads: usize) {
-        match self.sim.set_threads(threads) {
+        match self.sim.get_mut().set_threads(threads) {
             Ok(()) => self.say(format_args!("simulation threads: {threads}")),
             Err(e) => self.say(format_args!("threads refused: {e}")),
         }
+    }
+
+    /// The particles and their tree.
+    ///
+    /// # Panics
+    /// While the frame's steps run on the step thread (see [`SimSlot`]).
+    pub fn sim(&self) -> &Simulation {
+        self.sim.get()
+    }
+
+    /// The particles and their tree, to change.
+    ///
+    /// # Panics
+    /// While the frame's steps run on the step thread (see [`SimSlot`]).
+    pub fn sim_mut(&mut self) -> &mut Simulation {
+        self.sim.get_mut()
+    }
+
+    /// Where the simulation is, for the stepper to take it away and bring it back.
+    pub fn sim_slot(&mut self) -> &mut SimSlot {
+        &mut self.sim
     }
 
     /// Seconds on the app's clock.
@@ -418,7 +325,7 @@ impl App {
     /// An input of binding `b` is not active this frame: ends the drags it started.
     pub fn release(&mut self, b: &Binding) {
         match b.action {
-            Action::TestQuad if self.probe.release(&self.sim, self.clock).is_some() => {
+            Action::TestQuad if self.probe.release(self.sim.get(), self.clock).is_some() => {
                 println!("dropped: {}", self.probe.line());
             }
             Action::Pan => self.pan_from = None,
@@ -456,7 +363,7 @@ impl App {
             Action::TestQuad => {
                 if self
                     .probe
-                    .hold(&self.sim, cursor.0, cursor.1, self.clock)
+                    .hold(self.sim.get(), cursor.0, cursor.1, self.clock)
                     .is_some()
                 {
                     println!("right-click: {}", self.probe.line());
@@ -483,10 +390,10 @@ impl App {
             Action::Pause => self.paused = !self.paused,
             Action::Step => self.step_once = true,
             Action::Clear => self.clear(),
-            Action::ToggleGravity => self.set_gravity(!self.sim.config().gravity_on),
-            Action::CycleBroadphase => self.set_broadphase(self.sim.broadphase().next()),
+            Action::ToggleGravity => self.set_gravity(!self.sim.get().config().gravity_on),
+            Action::CycleBroadphase => self.set_broadphase(self.sim.get().broadphase().next()),
             Action::CapacityDown | Action::CapacityUp | Action::DepthDown | Action::DepthUp => {
-                let mut c = self.sim.config().tree;
+                let mut c = self.sim.get().config().tree;
                 match b.action {
                     Action::CapacityDown => c.leaf_capacity = (c.leaf_capacity / 2).max(1),
                     Action::CapacityUp => c.leaf_capacity = (c.leaf_capacity * 2).min(1024),
@@ -496,7 +403,7 @@ impl App {
                 self.set_tree(c);
             }
             Action::TogglePlacement => {
-                let mut c = self.sim.config().tree;
+                let mut c = self.sim.get().config().tree;
                 c.placement = match c.placement {
                     Placement::Exact => Placement::Loose,
                     Placement::Loose => Placement::Exact,
@@ -533,7 +440,7 @@ impl App {
         self.probe.set_shape(shape);
         self.say(format_args!("right-click query: {}", shape.name()));
         if self.report_shown() {
-            self.probe.run(&self.sim, self.clock);
+            self.probe.run(self.sim.get(), self.clock);
             println!("query: {}", self.probe.line());
         }
     }
@@ -542,7 +449,7 @@ impl App {
     pub fn set_nearest_k(&mut self, k: usize) {
         self.probe.set_k(k);
         if self.report_shown() {
-            self.probe.run(&self.sim, self.clock);
+            self.probe.run(self.sim.get(), self.clock);
         }
     }
 
@@ -563,7 +470,7 @@ impl App {
 
     /// Removes every particle.
     pub fn clear(&mut self) {
-        self.sim.clear();
+        self.sim.get_mut().clear();
         self.probe.forget();
     }
 
@@ -575,7 +482,7 @@ impl App {
 
     /// Gravity on or off.
     pub fn set_gravity(&mut self, on: bool) {
-        self.sim.set_gravity(on);
+        self.sim.get_mut().set_gravity(on);
         self.say(format_args!("gravity {}", if on { "on" } else { "off" }));
     }
 
@@ -585,14 +492,14 @@ impl App {
         if mode == Broadphase::BruteForce && !self.brute_force_allowed() {
             self.refuse_brute_force("refused");
         } else {
-            self.sim.set_broadphase(mode);
+            self.sim.get_mut().set_broadphase(mode);
             self.say(format_args!("broad phase: {}", mode.name()));
         }
     }
 
     /// Rebuilds the tree with settings `c`, or says why they are refused.
     pub fn set_tree(&mut self, c: Config) {
-        match self.sim.set_tree_config(c) {
+        match self.sim.get_mut().set_tree_config(c) {
             Ok(()) => self.say(format_args!(
                 "tree rebuilt: leaf capacity {}, depth limit {}, {} placement",
                 c.leaf_capacity,
@@ -604,16 +511,16 @@ impl App {
     }
 
     fn brute_force_allowed(&self) -> bool {
-        self.sim.len() <= BRUTE_FORCE_MAX_PARTICLES
+        self.sim.get().len() <= BRUTE_FORCE_MAX_PARTICLES
     }
 
     /// Leaves brute force for the next broad phase and says why (`verb`: refused, stopped).
     fn refuse_brute_force(&mut self, verb: &str) {
         let next = Broadphase::BruteForce.next();
-        self.sim.set_broadphase(next);
+        self.sim.get_mut().set_broadphase(next);
         self.say(format_args!(
             "brute force {verb}: {} particles, more than {} (its step would freeze the window); {}",
-            self.sim.len(),
+            self.sim.get().len(),
             BRUTE_FORCE_MAX_PARTICLES,
             next.name()
         ));
@@ -624,8 +531,8 @@ impl App {
             return;
         }
         let result = match at {
-            Some((x, y)) => self.sim.spawn_stream(x, y, n, 6.0, 120.0),
-            None => self.sim.spawn_burst(n),
+            Some((x, y)) => self.sim.get_mut().spawn_stream(x, y, n, 6.0, 120.0),
+            None => self.sim.get_mut().spawn_burst(n),
         };
         if let Err(e) = result {
             // Once a second at most: holding a spawn key at the cap would flood the console.
@@ -643,7 +550,7 @@ impl App {
 
     /// A right-click at world `(x, y)`: see [`Probe::click`]. Prints the report.
     pub fn right_click(&mut self, x: f32, y: f32) {
-        self.probe.click(&self.sim, x, y, self.clock);
+        self.probe.click(self.sim.get(), x, y, self.clock);
         println!("right-click: {}", self.probe.line());
     }
 
@@ -658,7 +565,7 @@ impl App {
     /// run (so that it repeats exactly, however slow its frames), none while paused unless
     /// single-stepping. Brings a shown report up to date.
     pub fn begin_frame(&mut self, real_seconds: f64, scripted: bool) -> u32 {
-        if self.sim.broadphase() == Broadphase::BruteForce && !self.brute_force_allowed() {
+        if self.sim.get().broadphase() == Broadphase::BruteForce && !self.brute_force_allowed() {
             self.refuse_brute_force("stopped");
         }
         let once = std::mem::take(&mut self.step_once);
@@ -670,11 +577,8 @@ impl App {
         } else {
             self.fixed.advance(real_seconds)
         };
-        if self.display.colors == ColorMode::Depth {
-            super::scene::walk_tree(&self.sim, &mut self.depth);
-        }
         if self.report_shown() {
-            self.probe.run(&self.sim, self.clock);
+            self.probe.run(self.sim.get(), self.clock);
         }
         steps
     }
@@ -683,7 +587,7 @@ impl App {
     pub fn stepped(&mut self, stepped: Stepped) {
         if let Some(times) = stepped.times {
             self.times = times;
-            self.brute_force.refresh(&self.sim, self.clock);
+            self.brute_force.refresh(self.sim.get(), self.clock);
             let p = &mut self.profile;
             p.step.push(times.step_ms);
             p.update.push(times.update_ms);
@@ -696,8 +600,99 @@ impl App {
     #[cfg(test)]
     pub fn update(&mut self) {
         let steps = self.begin_frame(f64::from(STEP_SECONDS), true);
-        let stepped = super::stepper::run_steps(&mut self.sim, steps, STEP_SECONDS, self.clock);
+        let stepped =
+            super::stepper::run_steps(self.sim.get_mut(), steps, STEP_SECONDS, self.clock);
         self.stepped(stepped);
+    }
+}
+
+/// The controls panel's values: each control reads its value here and writes it back through
+/// the setters the keys use.
+impl App {
+    /// Panel control `c`'s current value.
+    pub fn read(&self, c: &Control) -> Value {
+        let tree = self.sim.get().config().tree;
+        match c.field {
+            Field::Stream => Value::Number(self.cursor_rate()),
+            Field::Capacity => Value::Choice(
+                (usize::BITS - 1 - tree.leaf_capacity.max(1).leading_zeros()) as usize,
+            ),
+            Field::Depth => Value::Number(f32::from(tree.max_depth)),
+            Field::Placement => Value::Choice(usize::from(tree.placement == Placement::Loose)),
+            Field::Broadphase => Value::Choice(
+                Broadphase::ALL
+                    .iter()
+                    .position(|&m| m == self.sim.get().broadphase())
+                    .unwrap_or(0),
+            ),
+            Field::Colors => Value::Choice(self.display.colors as usize),
+            Field::Outlines => Value::On(self.display.outlines),
+            Field::Gravity => Value::On(self.sim.get().config().gravity_on),
+            Field::Pause => Value::On(self.paused()),
+            Field::Query => Value::Choice(self.probe.shape() as usize),
+            Field::Nearest => Value::Number(self.probe.k() as f32),
+            Field::WorldScale => {
+                let scale = self.sim.get().config().world.width() / WORLD.width();
+                let distance = |s: &&str| (s.parse::<f32>().unwrap_or(1.0) - scale).abs();
+                Value::Choice(
+                    (0..WORLD_SCALES.len())
+                        .min_by(|&a, &b| {
+                            distance(&WORLD_SCALES[a]).total_cmp(&distance(&WORLD_SCALES[b]))
+                        })
+                        .unwrap_or(1),
+                )
+            }
+            Field::Threads => Value::Number(self.sim.get().threads() as f32),
+            Field::Spawn | Field::Step | Field::Clear => Value::Pressed(false),
+        }
+    }
+
+    /// Sets panel control `c` to `value`, through the setters the keys use.
+    pub fn apply(&mut self, c: &Control, value: Value) {
+        let mut tree = self.sim.get().config().tree;
+        match (c.field, value) {
+            (Field::Stream, Value::Number(v)) => self.set_cursor_rate(v),
+            (Field::WorldScale, Value::Choice(i)) => {
+                let scale = WORLD_SCALES[i.min(WORLD_SCALES.len() - 1)];
+                self.rescale_world(scale.parse().unwrap_or(1.0));
+            }
+            (Field::Threads, Value::Number(v)) => self.set_threads(v.max(1.0) as usize),
+            (Field::Capacity, Value::Choice(i)) => {
+                tree.leaf_capacity = 1 << i.min(CAPACITIES.len() - 1);
+                self.set_tree(tree);
+            }
+            (Field::Depth, Value::Number(v)) => {
+                tree.max_depth = v.clamp(0.0, f32::from(MAX_DEPTH)) as u8;
+                self.set_tree(tree);
+            }
+            (Field::Placement, Value::Choice(i)) => {
+                tree.placement = if i == 1 {
+                    Placement::Loose
+                } else {
+                    Placement::Exact
+                };
+                self.set_tree(tree);
+            }
+            (Field::Broadphase, Value::Choice(i)) => {
+                self.set_broadphase(Broadphase::ALL[i.min(Broadphase::ALL.len() - 1)]);
+            }
+            (Field::Colors, Value::Choice(i)) => {
+                let all = [ColorMode::Depth, ColorMode::Speed, ColorMode::Contact];
+                self.set_colors(all[i.min(all.len() - 1)]);
+            }
+            (Field::Outlines, Value::On(on)) => self.display.outlines = on,
+            (Field::Gravity, Value::On(on)) => self.set_gravity(on),
+            (Field::Pause, Value::On(on)) => self.set_paused(on),
+            (Field::Query, Value::Choice(i)) => {
+                let all = [Shape::Rect, Shape::Circle, Shape::Nearest];
+                self.set_query(all[i.min(all.len() - 1)]);
+            }
+            (Field::Nearest, Value::Number(v)) => self.set_nearest_k(v as usize),
+            (Field::Spawn, Value::Pressed(true)) => self.spawn_at_random(SPAWN_BATCH),
+            (Field::Step, Value::Pressed(true)) => self.step_once(),
+            (Field::Clear, Value::Pressed(true)) => self.clear(),
+            _ => {}
+        }
     }
 }
 
@@ -707,14 +702,6 @@ fn take_whole(debt: &mut f32, amount: f32) -> usize {
     let n = *debt as usize;
     *debt -= n as f32;
     n
-}
-
-/// How the HUD and messages name a placement.
-pub fn placement_name(placement: Placement) -> &'static str {
-    match placement {
-        Placement::Exact => "exact",
-        Placement::Loose => "loose",
-    }
 }
 
 /// A fake clock and an `App` reading it, for the demo's unit tests.
@@ -755,6 +742,7 @@ pub mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::super::controls::BINDINGS;
+    use super::super::panel_controls::{parse_setting, CONTROLS};
     use super::super::probe::REPORT_SECONDS;
     use super::tests_support::{advance, fake_clock, test_app as app};
     use super::*;
@@ -772,7 +760,7 @@ mod tests {
     fn the_brute_force_estimate_grows_with_the_square_of_the_count() {
         let mut app = app();
         assert_eq!(app.brute_force.ms_at(1000), None);
-        app.sim.spawn_burst(3000).unwrap();
+        app.sim_mut().spawn_burst(3000).unwrap();
         // The fake clock stands still: a timing of 0 ms, then the estimate is 0.
         app.update();
         assert_eq!(app.brute_force.ms_at(3000), Some(0.0));
@@ -786,7 +774,7 @@ mod tests {
                 .as_secs_f64()
         }
         let mut estimate = BruteForceEstimate::default();
-        estimate.refresh(&app.sim, real_clock);
+        estimate.refresh(app.sim(), real_clock);
         let (small, large) = (
             estimate.ms_at(1000).unwrap(),
             estimate.ms_at(100_000).unwrap(),
@@ -800,7 +788,7 @@ mod tests {
         );
         // Within a second it is not timed again.
         let per_pair = estimate.ms_per_pair;
-        estimate.refresh(&app.sim, real_clock);
+        estimate.refresh(app.sim(), real_clock);
         assert_eq!(estimate.ms_per_pair, per_pair);
     }
 
@@ -810,7 +798,7 @@ mod tests {
         assert_eq!(app.message(), None);
         press(&mut app, Action::ToggleGravity);
         assert_eq!(app.message(), Some("gravity off"));
-        assert!(!app.sim.config().gravity_on);
+        assert!(!app.sim().config().gravity_on);
         advance(MESSAGE_SECONDS - 0.01);
         assert_eq!(app.message(), Some("gravity off"));
         advance(0.02);
@@ -820,7 +808,7 @@ mod tests {
     #[test]
     fn a_right_click_centres_the_quad_and_its_report_agrees_with_brute_force() {
         let mut app = app();
-        app.sim.spawn_burst(3000).unwrap();
+        app.sim_mut().spawn_burst(3000).unwrap();
         app.update();
         app.right_click(900.0, 900.0);
         assert_eq!(app.probe.rect(), Rect::new(600.0, 675.0, 1200.0, 1125.0));
@@ -857,7 +845,7 @@ mod tests {
     #[test]
     fn dragging_the_quad_reports_on_release_only_when_it_moved() {
         let mut app = app();
-        app.sim.spawn_burst(500).unwrap();
+        app.sim_mut().spawn_burst(500).unwrap();
         let quad = *BINDINGS
             .iter()
             .find(|b| b.action == Action::TestQuad)
@@ -875,67 +863,72 @@ mod tests {
         app.act(&quad, 0.016, &v, at(1500.0, 1200.0));
         let clicked = app.probe.rect();
         assert_eq!(clicked, Rect::from_min_size(1200.0, 900.0, 600.0, 450.0));
-        assert!(app.probe.release(&app.sim, fake_clock).is_none());
+        assert!(app.probe.release(app.sim.get(), fake_clock).is_none());
         // Press, drag by (300, -300), release: the quad follows the grip and reports again.
         app.act(&quad, 0.016, &v, at(1500.0, 1200.0));
         app.act(&quad, 0.016, &v, at(1800.0, 900.0));
         let moved = app.probe.rect();
         assert!((moved.min_x - 1500.0).abs() < 2.0 && (moved.min_y - 600.0).abs() < 2.0);
-        let report = app.probe.release(&app.sim, fake_clock).unwrap();
+        let report = app.probe.release(app.sim.get(), fake_clock).unwrap();
         assert!(report.agrees);
-        assert_eq!(report.brute_count, app.sim.touching_brute_force(&moved));
+        assert_eq!(report.brute_count, app.sim().touching_brute_force(&moved));
     }
 
     #[test]
     fn pause_stops_the_simulation_and_step_advances_one_frame() {
         let mut app = app();
-        app.sim.spawn_burst(200).unwrap();
-        let before: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        app.sim_mut().spawn_burst(200).unwrap();
+        let before: Vec<_> = app.sim().particles().iter().map(|p| (p.x, p.y)).collect();
         press(&mut app, Action::Pause);
         assert!(app.paused());
         app.update();
-        let paused: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        let paused: Vec<_> = app.sim().particles().iter().map(|p| (p.x, p.y)).collect();
         assert_eq!(before, paused);
         press(&mut app, Action::Step);
         app.update();
-        let stepped: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        let stepped: Vec<_> = app.sim().particles().iter().map(|p| (p.x, p.y)).collect();
         assert_ne!(paused, stepped, "gravity moved them");
         app.update();
-        let still: Vec<_> = app.sim.particles().iter().map(|p| (p.x, p.y)).collect();
+        let still: Vec<_> = app.sim().particles().iter().map(|p| (p.x, p.y)).collect();
         assert_eq!(stepped, still, "one step only");
     }
 
     #[test]
     fn brute_force_is_refused_and_stopped_above_its_limit() {
         let mut app = app();
-        app.sim.spawn_burst(100).unwrap();
+        app.sim_mut().spawn_burst(100).unwrap();
         app.set_broadphase(Broadphase::BruteForce);
-        assert_eq!(app.sim.broadphase(), Broadphase::BruteForce);
-        app.sim.spawn_burst(BRUTE_FORCE_MAX_PARTICLES).unwrap();
+        assert_eq!(app.sim().broadphase(), Broadphase::BruteForce);
+        app.sim_mut()
+            .spawn_burst(BRUTE_FORCE_MAX_PARTICLES)
+            .unwrap();
         app.update();
-        assert_ne!(app.sim.broadphase(), Broadphase::BruteForce);
+        assert_ne!(app.sim().broadphase(), Broadphase::BruteForce);
         assert!(app.message().unwrap().starts_with("brute force stopped"));
         app.set_broadphase(Broadphase::BruteForce);
-        assert_ne!(app.sim.broadphase(), Broadphase::BruteForce);
+        assert_ne!(app.sim().broadphase(), Broadphase::BruteForce);
         assert!(app.message().unwrap().starts_with("brute force refused"));
     }
 
     #[test]
     fn tree_keys_change_the_settings_within_their_limits() {
         let mut app = app();
-        let start = app.sim.config().tree;
+        let start = app.sim().config().tree;
         press(&mut app, Action::CapacityUp);
-        assert_eq!(app.sim.config().tree.leaf_capacity, start.leaf_capacity * 2);
+        assert_eq!(
+            app.sim().config().tree.leaf_capacity,
+            start.leaf_capacity * 2
+        );
         for _ in 0..20 {
             press(&mut app, Action::CapacityDown);
         }
-        assert_eq!(app.sim.config().tree.leaf_capacity, 1);
+        assert_eq!(app.sim().config().tree.leaf_capacity, 1);
         for _ in 0..40 {
             press(&mut app, Action::DepthUp);
         }
-        assert_eq!(app.sim.config().tree.max_depth, MAX_DEPTH);
+        assert_eq!(app.sim().config().tree.max_depth, MAX_DEPTH);
         press(&mut app, Action::TogglePlacement);
-        assert_ne!(app.sim.config().tree.placement, start.placement);
+        assert_ne!(app.sim().config().tree.placement, start.placement);
         assert!(app.message().unwrap().starts_with("tree rebuilt"));
     }
 
@@ -946,10 +939,52 @@ mod tests {
         for _ in 0..60 {
             press(&mut app, Action::SpawnTrickle);
         }
-        assert!((299..=300).contains(&app.sim.len()), "{}", app.sim.len());
+        assert!(
+            (299..=300).contains(&app.sim().len()),
+            "{}",
+            app.sim().len()
+        );
         app.right_click(1500.0, 1000.0);
         press(&mut app, Action::Clear);
-        assert!(app.sim.is_empty());
+        assert!(app.sim().is_empty());
         assert!(!app.report_shown() && app.probe.hits().is_empty());
+    }
+
+    #[test]
+    fn a_control_writes_what_it_reads() {
+        let mut app = app();
+        for c in CONTROLS {
+            let before = app.read(c);
+            app.apply(c, before);
+            assert_eq!(app.read(c), before, "{}", c.name);
+        }
+        let set = |app: &mut App, text: &str| {
+            let (c, v) = parse_setting(text).unwrap();
+            app.apply(c, v);
+            app.read(c)
+        };
+        assert_eq!(set(&mut app, "capacity=64"), Value::Choice(6));
+        assert_eq!(app.sim().config().tree.leaf_capacity, 64);
+        assert_eq!(set(&mut app, "depth=4"), Value::Number(4.0));
+        assert_eq!(set(&mut app, "placement=loose"), Value::Choice(1));
+        assert_eq!(app.sim().config().tree.placement, Placement::Loose);
+        assert_eq!(set(&mut app, "broadphase=rebuild"), Value::Choice(1));
+        assert_eq!(set(&mut app, "colors=contact"), Value::Choice(2));
+        assert_eq!(set(&mut app, "gravity=off"), Value::On(false));
+        assert_eq!(set(&mut app, "pause=on"), Value::On(true));
+        assert_eq!(set(&mut app, "query=nearest"), Value::Choice(2));
+        assert_eq!(set(&mut app, "k=7"), Value::Number(7.0));
+        assert_eq!(set(&mut app, "threads=3"), Value::Number(3.0));
+        assert_eq!(app.sim().threads(), 3);
+        set(&mut app, "spawn");
+        assert_eq!(set(&mut app, "world=2"), Value::Choice(3));
+        assert_eq!(app.sim().config().world.width(), 2.0 * WORLD.width());
+        assert!(app.sim().is_empty(), "a new world starts empty");
+        assert_eq!(app.probe.shape(), Shape::Nearest, "the query is kept");
+        assert_eq!(app.probe.k(), 7);
+        set(&mut app, "spawn");
+        assert_eq!(app.sim().len(), SPAWN_BATCH);
+        set(&mut app, "clear");
+        assert!(app.sim().is_empty());
     }
 }

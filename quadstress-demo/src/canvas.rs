@@ -16,8 +16,12 @@ use macroquad::material::{
 use macroquad::miniquad::ShaderSource;
 use macroquad::texture::{draw_texture, FilterMode, Texture2D};
 
+use super::gl::as_bytes;
+#[cfg(not(target_arch = "wasm32"))]
+use super::gl::Blit;
 use super::overlay::Layer;
-use super::scene::{outline_edges, span, square_span, tint_span, Scene};
+use super::scene::{outline_edges, span, square_span, tint_span, Painter, Scene};
+use super::settings::Renderer;
 
 /// The canvas is opaque: drawn without blending, a software OpenGL writes each pixel once
 /// instead of reading it back to mix.
@@ -48,7 +52,7 @@ pub enum Layout {
     Rgba,
     /// BGRA: the window's own channel order, so that `glBlitFramebuffer` shows the canvas as
     /// a plain copy of rows (Mesa's llvmpipe copies memory there instead of running a shader
-    /// over every pixel of the window; see [`Blit`]).
+    /// over every pixel of the window; see [`super::gl::Blit`]).
     Bgra,
 }
 
@@ -92,13 +96,18 @@ pub struct Canvas {
     uploaded: bool,
 }
 
-/// `pixels` as the bytes they are in memory.
-fn as_bytes(pixels: &[u32]) -> &[u8] {
-    // SAFETY: the pointer and length cover exactly the pixels' memory, which stays borrowed
-    // for the slice's life; `u8` has no alignment requirement and every byte of a `u32` is
-    // initialised.
-    unsafe {
-        std::slice::from_raw_parts(pixels.as_ptr().cast::<u8>(), std::mem::size_of_val(pixels))
+impl Painter for Canvas {
+    fn renderer(&self) -> Renderer {
+        Renderer::Canvas
+    }
+
+    fn blends_layers(&self) -> bool {
+        true
+    }
+
+    fn paint(&mut self, scene: &Scene, layers: [&Layer; 2], width: u16, height: u16, bands: usize) {
+        self.fill(width, height, scene, layers, bands);
+        self.present();
     }
 }
 
@@ -315,7 +324,7 @@ fn cover_row(px: &mut [u32], texels: &[u8], layout: Layout) {
 
 impl Canvas {
     /// An empty canvas in `layout`; it takes the window's size on the first
-    /// [`paint`](Self::paint). [`Layout::Bgra`] is shown with a framebuffer blit
+    /// [`fill`](Self::fill). [`Layout::Bgra`] is shown with a framebuffer blit
     /// (desktop OpenGL 3 and newer), and falls back to the textured quad where that fails.
     pub fn new(layout: Layout) -> Self {
         Canvas {
@@ -340,7 +349,7 @@ impl Canvas {
 
     /// Resizes to `width` x `height` if needed and draws `scene` and then `layers` (the text
     /// over the world, the controls panel) in up to `bands` horizontal bands at once.
-    pub fn paint(
+    pub fn fill(
         &mut self,
         width: u16,
         height: u16,
@@ -462,133 +471,10 @@ impl Canvas {
     }
 }
 
-/// Shows the canvas with `glBlitFramebuffer` from a framebuffer object around a texture of
-/// its own (desktop OpenGL 3 and newer; WebGL1 has no blit). The texture is made from BGRA
-/// bytes, so that OpenGL stores it in the window's channel order: under Mesa's llvmpipe such
-/// a blit is a copy of rows, where a converting one runs a shader over every pixel.
-#[cfg(not(target_arch = "wasm32"))]
-#[derive(Default)]
-struct Blit {
-    /// The framebuffer object and the GL texture it wraps; 0 before the first frame.
-    fbo: u32,
-    texture: u32,
-    /// The texture's size.
-    size: (u16, u16),
-    /// Set once the blit turned out unusable: the textured quad serves instead.
-    refused: bool,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Blit {
-    /// `GL_BGRA`, which miniquad does not name.
-    const GL_BGRA: u32 = 0x80E1;
-    const GL_TEXTURE_BINDING_2D: u32 = 0x8069;
-
-    /// Copies `bytes` (`w` x `h`, BGRA, top row first) over the window, uploading them
-    /// first when `upload` (or the size changed). False (nothing drawn) where that cannot be
-    /// done.
-    fn show(&mut self, bytes: &[u8], w: u16, h: u16, upload: bool) -> bool {
-        use macroquad::miniquad::gl::*;
-        if self.refused {
-            return false;
-        }
-        // SAFETY: the window's context is current on this thread; macroquad's pending draws are
-        // flushed first, and the texture and framebuffer bindings that miniquad's state cache
-        // knows are restored before macroquad draws again.
-        unsafe {
-            let mut gl = macroquad::window::get_internal_gl();
-            if !gl.quad_context.info().glsl_support.v330 {
-                self.refused = true;
-                return false;
-            }
-            gl.flush();
-            let (wi, hi) = (i32::from(w), i32::from(h));
-            let mut window_fbo = 0;
-            glGetIntegerv(GL_FRAMEBUFFER_BINDING, &mut window_fbo);
-            let mut bound_texture = 0;
-            glGetIntegerv(Self::GL_TEXTURE_BINDING_2D, &mut bound_texture);
-            let resized = self.size != (w, h) || self.texture == 0;
-            if resized || upload {
-                if self.texture == 0 {
-                    glGenTextures(1, &mut self.texture);
-                }
-                glBindTexture(GL_TEXTURE_2D, self.texture);
-                glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-                let pixels = bytes.as_ptr().cast();
-                if resized {
-                    // The unsized internal format lets Mesa keep the BGRA order it is given.
-                    glTexImage2D(
-                        GL_TEXTURE_2D,
-                        0,
-                        GL_RGBA as i32,
-                        wi,
-                        hi,
-                        0,
-                        Self::GL_BGRA,
-                        GL_UNSIGNED_BYTE,
-                        pixels,
-                    );
-                    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST as i32);
-                    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST as i32);
-                } else {
-                    glTexSubImage2D(
-                        GL_TEXTURE_2D,
-                        0,
-                        0,
-                        0,
-                        wi,
-                        hi,
-                        Self::GL_BGRA,
-                        GL_UNSIGNED_BYTE,
-                        pixels,
-                    );
-                }
-                glBindTexture(GL_TEXTURE_2D, bound_texture as u32);
-            }
-            if resized {
-                if self.fbo == 0 {
-                    glGenFramebuffers(1, &mut self.fbo);
-                }
-                glBindFramebuffer(GL_FRAMEBUFFER, self.fbo);
-                glFramebufferTexture2D(
-                    GL_FRAMEBUFFER,
-                    GL_COLOR_ATTACHMENT0,
-                    GL_TEXTURE_2D,
-                    self.texture,
-                    0,
-                );
-                let complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
-                glBindFramebuffer(GL_FRAMEBUFFER, window_fbo as u32);
-                self.size = (w, h);
-                if !complete {
-                    self.refused = true;
-                    return false;
-                }
-            }
-            // miniquad leaves the scissor test on after a draw; a scissored blit is not a
-            // plain copy for Mesa. It is switched on again for miniquad, which expects it.
-            let mut scissor = 0;
-            glGetIntegerv(GL_SCISSOR_TEST, &mut scissor);
-            glDisable(GL_SCISSOR_TEST);
-            glBindFramebuffer(GL_READ_FRAMEBUFFER, self.fbo);
-            glBindFramebuffer(GL_DRAW_FRAMEBUFFER, window_fbo as u32);
-            // Flipped in OpenGL's coordinates, which count the window's rows from the bottom
-            // and the texture's from its first row: in memory both are top row first, so
-            // this is the blit that copies rows as they are.
-            glBlitFramebuffer(0, 0, wi, hi, 0, hi, wi, 0, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-            glBindFramebuffer(GL_FRAMEBUFFER, window_fbo as u32);
-            if scissor != 0 {
-                glEnable(GL_SCISSOR_TEST);
-            }
-        }
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::draw::{FLOOR_RGBA, HIGHLIGHT, OUTLINE_COLORS};
+    use crate::palette::{FLOOR_RGBA, HIGHLIGHT, OUTLINE_COLORS};
 
     /// A scene with some of everything, crossing band edges and the window's edges.
     fn scene() -> Scene {
@@ -617,10 +503,10 @@ mod tests {
     fn bands_give_the_same_pixels_as_one_thread() {
         let scene = scene();
         let mut one = Canvas::new(Layout::Rgba);
-        one.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
+        one.fill(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
         // 200 rows in bands of at least 64: three bands, the last one short.
         let mut banded = Canvas::new(Layout::Rgba);
-        banded.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 8);
+        banded.fill(300, 200, &scene, [&Layer::default(), &Layer::default()], 8);
         assert!(one.pixels == banded.pixels, "the bands differ");
         assert_eq!(
             one.pixel(0, 0),
@@ -653,7 +539,7 @@ mod tests {
         let scene = scene();
         let mut plain = Canvas::new(Layout::Rgba);
         let none = Layer::default();
-        plain.paint(300, 200, &scene, [&none, &none], 1);
+        plain.fill(300, 200, &scene, [&none, &none], 1);
         // 80% black over everything (the text panels' fill), and an opaque panel with a
         // hole (no coverage) at its first texel.
         let text = layer(40, 50, 120, 100, [0, 0, 0, 204], false);
@@ -662,9 +548,9 @@ mod tests {
         panel.texels[3] = 0;
         for layout in [Layout::Rgba, Layout::Bgra] {
             let mut one = Canvas::new(layout);
-            one.paint(300, 200, &scene, [&text, &panel], 1);
+            one.fill(300, 200, &scene, [&text, &panel], 1);
             let mut banded = Canvas::new(layout);
-            banded.paint(300, 200, &scene, [&text, &panel], 3);
+            banded.fill(300, 200, &scene, [&text, &panel], 3);
             assert!(one.pixels == banded.pixels, "the bands differ");
             for (x, y) in [(40, 50), (100, 100), (159, 149)] {
                 let under = plain.pixel(x, y);
@@ -681,12 +567,12 @@ mod tests {
         }
         // A new version of a layer is painted again, the same one is not.
         let mut canvas = Canvas::new(Layout::Rgba);
-        canvas.paint(300, 200, &scene, [&text, &panel], 2);
+        canvas.fill(300, 200, &scene, [&text, &panel], 2);
         canvas.uploaded = true;
-        canvas.paint(300, 200, &scene, [&text, &panel], 2);
+        canvas.fill(300, 200, &scene, [&text, &panel], 2);
         assert!(canvas.uploaded);
         panel.version += 1;
-        canvas.paint(300, 200, &scene, [&text, &panel], 2);
+        canvas.fill(300, 200, &scene, [&text, &panel], 2);
         assert!(!canvas.uploaded);
     }
 
@@ -694,9 +580,9 @@ mod tests {
     fn the_window_order_holds_the_same_pixels_with_red_and_blue_swapped() {
         let scene = scene();
         let mut rgba = Canvas::new(Layout::Rgba);
-        rgba.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
+        rgba.fill(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
         let mut bgra = Canvas::new(Layout::Bgra);
-        bgra.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 3);
+        bgra.fill(300, 200, &scene, [&Layer::default(), &Layer::default()], 3);
         for (a, b) in rgba
             .bytes()
             .chunks_exact(4)
@@ -760,18 +646,18 @@ mod tests {
     fn an_unchanged_scene_is_not_filled_again_and_a_changed_one_is() {
         let mut scene = scene();
         let mut canvas = Canvas::new(Layout::Rgba);
-        canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
+        canvas.fill(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
         let first = canvas.pixels.clone();
         // As after `present`: the texture holds the image.
         canvas.uploaded = true;
         canvas.pixels[0] = 99;
-        canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
+        canvas.fill(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
         assert_eq!(canvas.pixels[0], 99, "the same scene was filled again");
         scene.highlights.push((150, 190, HIGHLIGHT));
-        canvas.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
+        canvas.fill(300, 200, &scene, [&Layer::default(), &Layer::default()], 2);
         assert!(!canvas.uploaded, "a changed scene must be uploaded");
         let mut fresh = Canvas::new(Layout::Rgba);
-        fresh.paint(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
+        fresh.fill(300, 200, &scene, [&Layer::default(), &Layer::default()], 1);
         assert!(canvas.pixels == fresh.pixels);
         assert!(canvas.pixels != first);
         assert_eq!(canvas.pixel(151, 191), HIGHLIGHT);

@@ -5,8 +5,9 @@ use clap::{Parser, ValueEnum};
 use quadstress::{Config, Placement};
 use quadstress_sim::Broadphase;
 
-use super::app::ColorMode;
-use super::panel::{Control, Value};
+use super::controls;
+use super::panel_controls::{self, Control, Value};
+use super::settings::{ColorMode, Renderer, MAX_WORLD_SCALE, MAX_ZOOM, MIN_WORLD_SCALE};
 
 /// The quadstress demo: particles in a quadtree, live.
 ///
@@ -123,7 +124,7 @@ pub struct Args {
     /// Windowed: how particles and outlines are drawn (default: chosen from the OpenGL
     /// renderer: the canvas under software OpenGL, instancing on a GPU).
     #[arg(long, value_enum)]
-    pub renderer: Option<RendererArg>,
+    pub renderer: Option<Renderer>,
 
     /// Windowed: run the simulation's steps on a second thread while the frame is shown
     /// (the same particles either way: the steps never read the clock).
@@ -143,14 +144,33 @@ pub struct Args {
     pub blit: Switch,
 }
 
-/// Renderers on the command line.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RendererArg {
-    /// Filled on the CPU (in bands on every core), shown as one texture: for software OpenGL
-    /// and WebGL1.
-    Canvas,
-    /// One instanced draw call: for GPUs with OpenGL 3.3 or newer.
-    Instanced,
+/// The demo's flags: the command line on the desktop. In a web page, the page's URL parameters
+/// read as flags, `?spawn=6000&frames=60&right-click=2100,1500` as
+/// `--spawn 6000 --frames 60 --right-click 2100,1500` (a parameter with no value is a switch).
+///
+/// `None` when the flags are refused on the web; the message is already in the console (on the
+/// desktop clap prints it and exits).
+pub fn script_args() -> Option<Args> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Some(Args::parse())
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let words = super::platform::page_args();
+        let argv = std::iter::once("quadstress").chain(words.iter().map(String::as_str));
+        match Args::try_parse_from(argv) {
+            Ok(args) if args.screenshot.is_some() => {
+                eprintln!("error: a page cannot write files; take screenshots with the browser");
+                None
+            }
+            Ok(args) => Some(args),
+            Err(e) => {
+                eprintln!("{e}");
+                None
+            }
+        }
+    }
 }
 
 impl Args {
@@ -238,17 +258,14 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-/// The largest world scale: the cap then allows about 1.6 million particles.
-pub const MAX_WORLD_SCALE: f32 = 4.0;
-
 fn parse_world_scale(s: &str) -> Result<f32, String> {
     let k: f32 = s
         .trim()
         .parse()
         .map_err(|e| format!("bad world scale {s:?}: {e}"))?;
-    if !(k.is_finite() && (0.25..=MAX_WORLD_SCALE).contains(&k)) {
+    if !(k.is_finite() && (MIN_WORLD_SCALE..=MAX_WORLD_SCALE).contains(&k)) {
         return Err(format!(
-            "world scale must be between 0.25 and {MAX_WORLD_SCALE}, got {s:?}"
+            "world scale must be between {MIN_WORLD_SCALE} and {MAX_WORLD_SCALE}, got {s:?}"
         ));
     }
     Ok(k)
@@ -259,10 +276,9 @@ fn parse_zoom(s: &str) -> Result<f32, String> {
         .trim()
         .parse()
         .map_err(|e| format!("bad zoom {s:?}: {e}"))?;
-    if !(z.is_finite() && z > 0.0 && z <= super::view::MAX_SCALE) {
+    if !(z.is_finite() && z > 0.0 && z <= MAX_ZOOM) {
         return Err(format!(
-            "zoom must be above 0 and at most {}, got {s:?}",
-            super::view::MAX_SCALE
+            "zoom must be above 0 and at most {MAX_ZOOM}, got {s:?}"
         ));
     }
     Ok(z)
@@ -274,7 +290,7 @@ fn parse_press(s: &str) -> Result<(String, u64), String> {
         .trim()
         .parse()
         .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
-    if super::controls::by_label(label).next().is_none() {
+    if controls::by_label(label).next().is_none() {
         return Err(format!(
             "no input named {label:?} in the controls table (see --controls)"
         ));
@@ -288,6 +304,6 @@ fn parse_panel(s: &str) -> Result<(&'static Control, Value, u64), String> {
         .trim()
         .parse()
         .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
-    let (control, value) = super::panel::parse_setting(setting)?;
+    let (control, value) = panel_controls::parse_setting(setting)?;
     Ok((control, value, frame.max(1)))
 }

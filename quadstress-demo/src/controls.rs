@@ -6,7 +6,15 @@ use macroquad::input::{
     mouse_wheel, KeyCode, MouseButton,
 };
 
-use super::app::Pointer;
+/// The pointer this frame: where it is on screen and how far the wheel turned.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pointer {
+    /// Screen position.
+    pub x: f32,
+    pub y: f32,
+    /// Wheel notches, positive away from the user.
+    pub wheel: f32,
+}
 
 /// Particles per second while `1` is held.
 pub const TRICKLE_PER_SECOND: u32 = 300;

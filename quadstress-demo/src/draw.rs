@@ -13,91 +13,32 @@ use macroquad::window::{clear_background, screen_height, screen_width};
 use quadstress::{Rect, TreeStats};
 use quadstress_sim::{Broadphase, Particle};
 
-use super::app::{placement_name, App, ColorMode, GRAPH_FRAMES};
-use super::canvas::Canvas;
-use super::instanced::Instanced;
+use super::app::App;
 use super::overlay::{Overlay, PanelCache};
+use super::palette::{
+    speed_color, BACKGROUND, DEPTH_COLORS, FAST, FAST_SPEED, FREE, QUAD_EDGE, SLOW, TOUCHING,
+};
 use super::panel;
 use super::probe::{Outline, Shape};
-use super::scene::Scene;
+use super::scene::{ColorInputs, Painter, Scene};
+use super::settings::{placement_name, ColorMode, GRAPH_FRAMES};
 use super::view::View;
-
-/// Window background, outside the world.
-pub const BACKGROUND: Color = Color::new(18.0 / 255.0, 18.0 / 255.0, 23.0 / 255.0, 1.0);
-pub const BACKGROUND_RGBA: [u8; 4] = [18, 18, 23, 255];
-/// The world's floor.
-pub const FLOOR_RGBA: [u8; 4] = [28, 31, 41, 255];
-/// The blue quad's outline (opaque, so tests can find it).
-pub const QUAD_EDGE: Color = Color::new(40.0 / 255.0, 110.0 / 255.0, 1.0, 1.0);
-/// The blue quad's fill: its colour and opacity over the floor.
-pub const QUAD_FILL: ([u8; 3], u8) = ([40, 110, 255], 56);
-/// Particles found by the quad's query.
-pub const HIGHLIGHT: [u8; 4] = [255, 0, 255, 255];
-/// The tint of the leaves the quad's query visited, and its opacity: it lightens what is
-/// under it, particles and floor alike.
-pub const VISITED_TINT: ([u8; 3], u8) = ([255, 255, 255], 64);
-/// The outline of the leaves the quad's query visited, drawn over the node outlines.
-pub const VISITED_EDGE: [u8; 4] = [255, 255, 255, 255];
-/// Node outline colour per depth, shallow to deep: bright, and never a particle's colour.
-pub const OUTLINE_COLORS: [[u8; 4]; 11] = [
-    [255, 255, 255, 255],
-    [255, 217, 77, 255],
-    [255, 153, 51, 255],
-    [242, 89, 89, 255],
-    [204, 102, 230, 255],
-    [115, 140, 255, 255],
-    [77, 217, 242, 255],
-    [89, 230, 140, 255],
-    [166, 242, 89, 255],
-    [230, 230, 128, 255],
-    [179, 179, 179, 255],
-];
-/// Particle colour per depth of its node: the outline's hue, darker, so a pile shows its
-/// tree and the outlines stand out on it.
-pub const DEPTH_COLORS: [[u8; 4]; 11] = {
-    let mut c = OUTLINE_COLORS;
-    let mut i = 0;
-    while i < c.len() {
-        let mut k = 0;
-        while k < 3 {
-            c[i][k] = (c[i][k] as u16 * 3 / 5) as u8;
-            k += 1;
-        }
-        i += 1;
-    }
-    c
-};
-/// Speed colouring: at rest, and at [`FAST`] units per second or more.
-pub const SLOW: [u8; 4] = [40, 60, 110, 255];
-pub const FAST: [u8; 4] = [200, 60, 40, 255];
-/// Speed at which the speed colouring saturates, in world units per second.
-pub const FAST_SPEED: f32 = 400.0;
-/// Contact colouring: touching another particle, and free.
-pub const TOUCHING: [u8; 4] = [225, 120, 20, 255];
-pub const FREE: [u8; 4] = [60, 75, 100, 255];
 
 const TEXT: Color = Color::new(0.92, 0.92, 0.92, 1.0);
 const PANEL: Color = Color::new(0.0, 0.0, 0.0, 0.8);
 
-/// How the frame's many small things reach the window.
-pub enum Route {
-    /// Filled into the CPU canvas (in bands on every core), shown as one texture.
-    Canvas(Canvas),
-    /// Sent to the GPU as instances, drawn in one call.
-    Instanced(Instanced),
-}
-
 /// Buffers kept from frame to frame.
 pub struct Scratch {
-    pub route: Route,
+    /// How the frame's many small things reach the window.
+    pub painter: Box<dyn Painter>,
     /// Bands the canvas is filled in: the threads of rayon's pool.
     pub bands: usize,
     scene: Scene,
     /// The particles as the frame shows them, copied before the next steps start.
     particles: Vec<Particle>,
     text: String,
-    /// Whether each particle touches another one.
-    touching: Vec<bool>,
+    /// What the particles' colours are computed from.
+    colors: ColorInputs,
     /// The help overlay's lines, built once.
     help: Vec<(&'static str, String)>,
     /// The text over the world, kept in a render target.
@@ -109,23 +50,23 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Buffers for `route`, the overlay kept in a render target when `cached_overlay`.
-    pub fn new(route: Route, cached_overlay: bool) -> Self {
+    /// Buffers for `painter`, the overlay kept in a render target when `cached_overlay`.
+    pub fn new(painter: Box<dyn Painter>, cached_overlay: bool) -> Self {
         let mut overlay = Overlay::new(cached_overlay);
         let mut panel = PanelCache::new(cached_overlay);
         // The canvas blends the cached boxes in itself: under a software OpenGL that costs
         // less than blending them onto the window as textured quads.
-        if matches!(route, Route::Canvas(_)) {
+        if painter.blends_layers() {
             overlay.composite_on_cpu();
             panel.composite_on_cpu();
         }
         Scratch {
-            route,
+            painter,
             bands: super::platform::threads(),
             scene: Scene::default(),
             particles: Vec::new(),
             text: String::with_capacity(1024),
-            touching: Vec::new(),
+            colors: ColorInputs::default(),
             help: super::controls::help_lines().collect(),
             overlay,
             panel,
@@ -137,43 +78,14 @@ impl Scratch {
     }
 }
 
-fn lerp(a: [u8; 4], b: [u8; 4], t: f32) -> [u8; 4] {
-    let mix = |x: u8, y: u8| (x as f32 + (y as f32 - x as f32) * t).round() as u8;
-    [mix(a[0], b[0]), mix(a[1], b[1]), mix(a[2], b[2]), 255]
-}
-
-/// The colour a particle gets in speed mode.
-pub fn speed_color(vx: f32, vy: f32) -> [u8; 4] {
-    lerp(
-        SLOW,
-        FAST,
-        ((vx * vx + vy * vy).sqrt() / FAST_SPEED).min(1.0),
-    )
-}
-
 /// The part of a frame that reads the simulation: the scene's lists and, when it is cached,
 /// the text over the world (drawn into its render target). After it, [`show`] needs nothing
 /// of `app.sim`, so the next steps may run meanwhile.
 pub fn prepare(app: &App, view: &View, scratch: &mut Scratch) {
     // The last frame may have ended with the controls panel's camera.
     set_default_camera();
-    let sim = &app.sim;
-    match app.display.colors {
-        // Filled by the frame's walk over the tree (`App::begin_frame`).
-        ColorMode::Depth => {}
-        ColorMode::Contact => {
-            scratch.touching.clear();
-            scratch.touching.resize(sim.len(), false);
-            for &(a, b) in sim.contacts() {
-                for i in [a, b] {
-                    if let Some(t) = scratch.touching.get_mut(i as usize) {
-                        *t = true;
-                    }
-                }
-            }
-        }
-        ColorMode::Speed => {}
-    }
+    let sim = app.sim();
+    scratch.colors.gather(sim, app.display.colors);
     // A copy of the particles (a plain copy of memory) lets the steps start before the
     // squares are made from them, in `show`.
     scratch.particles.clear();
@@ -195,33 +107,17 @@ pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
     // Under a software OpenGL every full-window pass costs milliseconds: the floor and the
     // quad's fill go into the canvas, which is drawn once over the whole window, so only the
     // instanced route clears the window first.
-    if matches!(scratch.route, Route::Instanced(_)) {
+    if !scratch.painter.blends_layers() {
         clear_background(BACKGROUND);
     }
     let (width, height) = (screen_width() as u16, screen_height() as u16);
     scratch
         .scene
-        .fill_particles(&scratch.particles, app, view, &app.depth, &scratch.touching);
-    match &mut scratch.route {
-        Route::Canvas(canvas) => {
-            let layers = [&scratch.overlay.layer, &scratch.panel.layer];
-            canvas.paint(width, height, &scratch.scene, layers, scratch.bands);
-            canvas.present();
-        }
-        Route::Instanced(instanced) => {
-            // SAFETY: macroquad's own batches are drawn first (`flush`); the instanced call
-            // then goes to the same default framebuffer, and macroquad's state is re-applied
-            // by its next batch.
-            let mut gl = unsafe { macroquad::window::get_internal_gl() };
-            gl.flush();
-            instanced.draw(
-                gl.quad_context,
-                &scratch.scene,
-                usize::from(width),
-                usize::from(height),
-            );
-        }
-    }
+        .fill_particles(&scratch.particles, view, &scratch.colors);
+    let layers = [&scratch.overlay.layer, &scratch.panel.layer];
+    scratch
+        .painter
+        .paint(&scratch.scene, layers, width, height, scratch.bands);
     if !scratch.overlay.cached() {
         draw_overlay(app, scratch);
     }
@@ -237,7 +133,7 @@ pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
 /// The text over the world: hint, statistics, the query's report, the message, the help;
 /// redrawn only when due (into the overlay's target when cached).
 fn draw_overlay(app: &App, scratch: &mut Scratch) {
-    let sim = &app.sim;
+    let sim = app.sim();
     let stats = sim.tree().stats();
     let (_, (_, qy, _, qh)) = scratch.probe_edge;
     let report = app.report_shown();
@@ -279,7 +175,7 @@ fn draw_overlay(app: &App, scratch: &mut Scratch) {
 fn overlay_key(app: &App, stats: &TreeStats, quad_bottom: u32) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    let sim = &app.sim;
+    let sim = app.sim();
     let c = sim.config();
     (
         app.display,
@@ -389,7 +285,7 @@ fn draw_hint(top: f32, overlay: &mut Overlay) {
 }
 
 fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overlay) {
-    let sim = &app.sim;
+    let sim = app.sim();
     let counts = sim.counts();
     let n = sim.len() as f64;
     let brute_pairs = n * (n - 1.0).max(0.0) / 2.0;
@@ -578,8 +474,8 @@ fn draw_legend(
 /// measured when brute force runs, estimated from a timed sample otherwise.
 fn brute_force_line(app: &App, out: &mut String) {
     let t = &app.times;
-    let n = app.sim.len();
-    if app.sim.broadphase() == Broadphase::BruteForce {
+    let n = app.sim().len();
+    if app.sim().broadphase() == Broadphase::BruteForce {
         let _ = write!(out, "brute force: pairs {:.1} ms (measured)", t.pairs_ms);
         return;
     }
@@ -689,29 +585,5 @@ fn draw_help(lines: &[(&str, String)], overlay: &mut Overlay) {
         let ty = y + 50.0 + i as f32 * step;
         draw_text(label, x + 12.0, ty, size + 4.0, QUAD_EDGE);
         draw_text(help, x + 12.0 + label_w, ty, size, TEXT);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Colours whose channels all lie within `tolerance` of each other.
-    fn near(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
-        (0..3).all(|k| a[k].abs_diff(b[k]) <= tolerance)
-    }
-
-    #[test]
-    fn no_particle_shares_a_colour_with_an_outline() {
-        let mut particle_colors: Vec<[u8; 4]> = DEPTH_COLORS.to_vec();
-        particle_colors.extend([TOUCHING, FREE]);
-        for s in 0..=100 {
-            particle_colors.push(speed_color(FAST_SPEED * s as f32 / 100.0, 0.0));
-        }
-        for p in &particle_colors {
-            for o in OUTLINE_COLORS.iter().chain([&HIGHLIGHT]) {
-                assert!(!near(*p, *o, 24), "particle {p:?} looks like outline {o:?}");
-            }
-        }
     }
 }

@@ -8,9 +8,9 @@ use quadstress_sim::{
     percentile, HeightProfile, Percentiles, Phase, SimConfig, Simulation, MAX_PARTICLES,
 };
 
-use super::app::placement_name;
 use super::cli::{Args, Switch};
 use super::platform::now_seconds;
+use super::settings::placement_name;
 
 /// Runs the headless mode; returns an error message for bad flags. Output into a closed pipe
 /// (`quadstress --headless | head`) ends the run quietly.

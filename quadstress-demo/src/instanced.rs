@@ -11,7 +11,9 @@ use macroquad::miniquad::{
     VertexAttribute, VertexFormat, VertexStep,
 };
 
-use super::scene::{outline_edges, span, square_span, tint_span, Scene};
+use super::overlay::Layer;
+use super::scene::{outline_edges, span, square_span, tint_span, Painter, Scene, Square};
+use super::settings::Renderer;
 
 const VERTEX: &str = "#version 330
 in vec2 corner;
@@ -146,7 +148,7 @@ impl Instanced {
             list.extend(tint_span(r, w, h).map(|s| instance(s, [red, green, blue, alpha])));
         }
         let side = scene.side;
-        let squares = |list: &mut Vec<Instance>, squares: &[super::scene::Square]| {
+        let squares = |list: &mut Vec<Instance>, squares: &[Square]| {
             for &(x, y, rgba) in squares {
                 list.extend(square_span(x, y, side, w, h).map(|s| instance(s, rgba)));
             }
@@ -187,5 +189,21 @@ impl Instanced {
         ctx.apply_uniforms(UniformsSource::table(&screen));
         ctx.draw(0, 6, list.len() as i32);
         ctx.end_render_pass();
+    }
+}
+
+impl Painter for Instanced {
+    fn renderer(&self) -> Renderer {
+        Renderer::Instanced
+    }
+
+    fn blends_layers(&self) -> bool {
+        false
+    }
+
+    fn paint(&mut self, scene: &Scene, _: [&Layer; 2], width: u16, height: u16, _: usize) {
+        super::gl::with_backend(|ctx| {
+            self.draw(ctx, scene, usize::from(width), usize::from(height));
+        });
     }
 }

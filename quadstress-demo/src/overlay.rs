@@ -119,8 +119,6 @@ impl Layer {
     /// Reads boxes `boxes` of `target` (`height` rows, the window's rows bottom up) back.
     #[cfg(not(target_arch = "wasm32"))]
     fn read(&mut self, target: &RenderTarget, height: u32, boxes: &[Rect]) {
-        use macroquad::miniquad::gl::*;
-        use macroquad::miniquad::RawId;
         self.version += 1;
         self.boxes.clear();
         self.texels.clear();
@@ -136,52 +134,7 @@ impl Layer {
             self.boxes.push(([x0, y0, w, h], self.texels.len()));
             self.texels.resize(self.texels.len() + w * h * 4, 0);
         }
-        // SAFETY: the window's context is current on this thread; macroquad's draws into the
-        // target are flushed first, and the framebuffer binding is restored after.
-        unsafe {
-            let mut gl = macroquad::window::get_internal_gl();
-            gl.flush();
-            let texture = match gl
-                .quad_context
-                .texture_raw_id(target.texture.raw_miniquad_id())
-            {
-                RawId::OpenGl(id) => id,
-                #[allow(unreachable_patterns)]
-                _ => return,
-            };
-            let mut bound = 0;
-            glGetIntegerv(GL_FRAMEBUFFER_BINDING, &mut bound);
-            if self.fbo.1 != texture || self.fbo.0 == 0 {
-                if self.fbo.0 == 0 {
-                    glGenFramebuffers(1, &mut self.fbo.0);
-                }
-                glBindFramebuffer(GL_FRAMEBUFFER, self.fbo.0);
-                glFramebufferTexture2D(
-                    GL_FRAMEBUFFER,
-                    GL_COLOR_ATTACHMENT0,
-                    GL_TEXTURE_2D,
-                    texture,
-                    0,
-                );
-                self.fbo.1 = texture;
-            }
-            glBindFramebuffer(GL_FRAMEBUFFER, self.fbo.0);
-            const GL_PACK_ALIGNMENT: u32 = 0x0D05;
-            glPixelStorei(GL_PACK_ALIGNMENT, 1);
-            for &([x0, y0, w, h], start) in &self.boxes {
-                let gl_y = height as usize - y0 - h;
-                glReadPixels(
-                    x0 as i32,
-                    gl_y as i32,
-                    w as i32,
-                    h as i32,
-                    GL_RGBA,
-                    GL_UNSIGNED_BYTE,
-                    self.texels[start..].as_mut_ptr().cast(),
-                );
-            }
-            glBindFramebuffer(GL_FRAMEBUFFER, bound as u32);
-        }
+        super::gl::read_boxes(target, height, &mut self.fbo, &self.boxes, &mut self.texels);
     }
 }
 

@@ -9,12 +9,11 @@ use clap::ValueEnum;
 use quadstress::{ItemId, Rect};
 use quadstress_sim::Simulation;
 
-use super::app::Clock;
+use super::platform::Clock;
+use super::settings::MAX_NEAREST;
 
 /// How long the report stays on screen after the last click or move, in seconds.
 pub const REPORT_SECONDS: f64 = 4.0;
-/// The most neighbours the nearest query asks for.
-pub const MAX_NEAREST: usize = 1000;
 
 /// The query the probe runs (also the `--query` flag's values).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

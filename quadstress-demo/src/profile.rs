@@ -1,7 +1,7 @@
 //! The frame's phases over the last frames, shown like Box2D's profile: each phase's last
 //! value, its average `[ ]` and its maximum `( )`.
 
-use super::app::GRAPH_FRAMES;
+use super::settings::GRAPH_FRAMES;
 
 /// The last [`GRAPH_FRAMES`] values of one phase, in milliseconds.
 #[derive(Clone, Debug)]

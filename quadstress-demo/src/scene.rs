@@ -9,12 +9,14 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use quadstress::{Placement, Rect, MAX_DEPTH};
 use quadstress_sim::{Particle, Simulation};
 
-use super::app::{App, ColorMode};
-use super::draw::{
+use super::app::App;
+use super::overlay::Layer;
+use super::palette::{
     speed_color, BACKGROUND_RGBA, DEPTH_COLORS, FLOOR_RGBA, FREE, HIGHLIGHT, OUTLINE_COLORS,
     QUAD_FILL, TOUCHING, VISITED_EDGE, VISITED_TINT,
 };
 use super::probe::Outline;
+use super::settings::{ColorMode, Renderer};
 use super::view::View;
 
 /// A particle or highlight: its top-left pixel and colour; every one is `side` pixels square.
@@ -130,12 +132,67 @@ fn node_box(view: &View, rect: &Rect, depth: u8, placement: Placement, max_depth
     [x0.round(), y0.round(), x1.round(), y1.round()]
 }
 
+/// What the particles' colours are computed from, gathered in one place while the simulation
+/// is at hand (before the frame's steps start): the depth of the node holding each particle
+/// in depth colouring, whether it touches another in contact colouring; speed colouring reads
+/// the particles' own velocities. [`color`](Self::color) turns them into a particle's colour.
+#[derive(Debug, Default)]
+pub struct ColorInputs {
+    /// The colouring they were gathered for.
+    mode: ColorMode,
+    /// Depth of the node holding each particle, by particle index (depth colouring).
+    depth: Vec<AtomicU8>,
+    /// Whether each particle touches another one (contact colouring).
+    touching: Vec<bool>,
+}
+
+impl ColorInputs {
+    /// Gathers what colouring `mode` needs from `sim`.
+    pub fn gather(&mut self, sim: &Simulation, mode: ColorMode) {
+        self.mode = mode;
+        match mode {
+            ColorMode::Depth => walk_tree(sim, &mut self.depth),
+            ColorMode::Contact => {
+                self.touching.clear();
+                self.touching.resize(sim.len(), false);
+                for &(a, b) in sim.contacts() {
+                    for i in [a, b] {
+                        if let Some(t) = self.touching.get_mut(i as usize) {
+                            *t = true;
+                        }
+                    }
+                }
+            }
+            ColorMode::Speed => {}
+        }
+    }
+
+    /// The colour of particle `p`, the `i`th of the simulation when the inputs were gathered.
+    #[inline]
+    pub fn color(&self, i: usize, p: &Particle) -> [u8; 4] {
+        match self.mode {
+            ColorMode::Depth => {
+                let d = self.depth.get(i).map_or(0, |d| d.load(Ordering::Relaxed));
+                DEPTH_COLORS[usize::from(d).min(DEPTH_COLORS.len() - 1)]
+            }
+            ColorMode::Speed => speed_color(p.vx, p.vy),
+            ColorMode::Contact => {
+                if self.touching.get(i).copied().unwrap_or(false) {
+                    TOUCHING
+                } else {
+                    FREE
+                }
+            }
+        }
+    }
+}
+
 /// One walk over the tree, on every thread of rayon's pool: writes the depth of the node
 /// holding each particle into `depth` (by particle index). The walk reads each node's list
 /// once (no rectangle tests, no stack), and each particle's depth is written by the one node
 /// that holds it, so the result is the same on any thread count. A particle the tree does not
 /// hold keeps depth 0.
-pub fn walk_tree(sim: &Simulation, depth: &mut Vec<AtomicU8>) {
+fn walk_tree(sim: &Simulation, depth: &mut Vec<AtomicU8>) {
     let n = sim.len();
     depth.truncate(n);
     depth.resize_with(n, AtomicU8::default);
@@ -147,6 +204,18 @@ pub fn walk_tree(sim: &Simulation, depth: &mut Vec<AtomicU8>) {
             }
         }
     });
+}
+
+/// A route by which a [`Scene`] reaches the window: the CPU canvas or the instanced GPU draw.
+pub trait Painter {
+    /// Which renderer this is.
+    fn renderer(&self) -> Renderer;
+    /// Whether it blends the overlay's layers into its own pixels (the canvas) rather than
+    /// leaving them to OpenGL.
+    fn blends_layers(&self) -> bool;
+    /// Draws `scene` and, if it [`blends_layers`](Self::blends_layers), `layers` over a
+    /// `width` x `height` window, using up to `bands` threads.
+    fn paint(&mut self, scene: &Scene, layers: [&Layer; 2], width: u16, height: u16, bands: usize);
 }
 
 fn xywh((x, y, w, h): (f32, f32, f32, f32)) -> [f32; 4] {
@@ -188,25 +257,17 @@ impl Scene {
         self.outlines.extend_from_slice(&other.outlines);
     }
 
-    /// The scene of `app` seen through `view`. `depth` (by particle, in depth colouring) and
-    /// `touching` (in contact colouring) are the colours' inputs.
+    /// The scene of `app` seen through `view`, its colours from `colors`.
     #[cfg(test)]
-    pub fn build(&mut self, app: &App, view: &View, depth: &[AtomicU8], touching: &[bool]) {
+    pub fn build(&mut self, app: &App, view: &View, colors: &ColorInputs) {
         self.build_around_particles(app, view);
-        self.fill_particles(app.sim.particles(), app, view, depth, touching);
+        self.fill_particles(app.sim().particles(), view, colors);
     }
 
     /// The particles' squares, from `particles` (the simulation's, or a copy of them taken
     /// with [`build_around_particles`](Self::build_around_particles), so that the next steps
-    /// may run meanwhile), coloured as `app` says.
-    pub fn fill_particles(
-        &mut self,
-        particles: &[Particle],
-        app: &App,
-        view: &View,
-        depth: &[AtomicU8],
-        touching: &[bool],
-    ) {
+    /// may run meanwhile), coloured from `colors`.
+    pub fn fill_particles(&mut self, particles: &[Particle], view: &View, colors: &ColorInputs) {
         let size = self.particle_size;
         let seen = view.visible_world();
         self.particles.clear();
@@ -218,20 +279,7 @@ impl Scene {
             {
                 continue;
             }
-            let color = match app.display.colors {
-                ColorMode::Depth => {
-                    DEPTH_COLORS[(depth.get(i).map_or(0, |d| d.load(Ordering::Relaxed)) as usize)
-                        .min(DEPTH_COLORS.len() - 1)]
-                }
-                ColorMode::Speed => speed_color(p.vx, p.vy),
-                ColorMode::Contact => {
-                    if touching.get(i).copied().unwrap_or(false) {
-                        TOUCHING
-                    } else {
-                        FREE
-                    }
-                }
-            };
+            let color = colors.color(i, p);
             let (sx, sy) = view.snap_px(p.x, p.y);
             self.particles.push((sx, sy, color));
         }
@@ -241,7 +289,7 @@ impl Scene {
     /// [`fill_particles`](Self::fill_particles)): the floor, the quad, the query's tints and
     /// highlights, the node outlines.
     pub fn build_around_particles(&mut self, app: &App, view: &View) {
-        let sim = &app.sim;
+        let sim = app.sim();
         self.background = BACKGROUND_RGBA;
         self.floor = Some((xywh(view.rect_to_screen(&sim.config().world)), FLOOR_RGBA));
         // The quad under the particles, so the ones touching it show on top of it.
@@ -356,21 +404,21 @@ mod tests {
     #[test]
     fn the_tree_walk_gives_each_particle_its_node_depth() {
         let mut app = test_app();
-        app.sim.spawn_burst(6000).unwrap();
+        app.sim_mut().spawn_burst(6000).unwrap();
         let mut depth = Vec::new();
         for _ in 0..30 {
             app.update();
         }
-        walk_tree(&app.sim, &mut depth);
+        walk_tree(app.sim(), &mut depth);
         // As many particles at each depth as the tree holds there.
-        let tree = app.sim.tree();
+        let tree = app.sim().tree();
         let mut per_depth = [0usize; MAX_DEPTH as usize + 1];
         let depth: Vec<u8> = depth.iter().map(|d| d.load(Ordering::Relaxed)).collect();
         for &d in &depth {
             per_depth[usize::from(d)] += 1;
         }
         assert_eq!(per_depth, tree.stats().items_per_depth);
-        let mut by_walk = vec![u8::MAX; app.sim.len()];
+        let mut by_walk = vec![u8::MAX; app.sim().len()];
         let at = std::cell::Cell::new(0);
         let _ = tree.for_each_in_rect_counting(
             &tree.world(),
@@ -388,15 +436,15 @@ mod tests {
     #[test]
     fn outlines_go_deepest_first_in_node_order_within_a_depth() {
         let mut app = test_app();
-        app.sim.spawn_burst(6000).unwrap();
+        app.sim_mut().spawn_burst(6000).unwrap();
         for _ in 0..3 {
             app.update();
         }
-        let view = View::new(app.sim.config().world, 1024.0, 768.0, Camera::default());
+        let view = View::new(app.sim().config().world, 1024.0, 768.0, Camera::default());
         let mut scene = Scene::default();
-        scene.build(&app, &view, &[], &[]);
-        let tree = app.sim.tree();
-        let config = app.sim.config().tree;
+        scene.build(&app, &view, &ColorInputs::default());
+        let tree = app.sim().tree();
+        let config = app.sim().config().tree;
         let mut expected = Vec::new();
         for depth in (0..=tree.stats().deepest_level).rev() {
             let color = OUTLINE_COLORS[usize::from(depth).min(OUTLINE_COLORS.len() - 1)];
@@ -409,7 +457,7 @@ mod tests {
         assert_eq!(scene.outlines, expected);
         // A second build over the same state is the same scene.
         let mut again = Scene::default();
-        again.build(&app, &view, &[], &[]);
+        again.build(&app, &view, &ColorInputs::default());
         assert!(again == scene);
     }
 }

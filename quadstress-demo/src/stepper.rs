@@ -6,6 +6,44 @@
 
 use quadstress_sim::{PhaseTimes, Simulation};
 
+use super::platform::{now_seconds, Clock};
+
+/// Where the simulation is: at home in the app, or away on the step thread while a frame's
+/// steps run beside the drawing. Nothing can read it while it is away: [`get`](Self::get)
+/// says so loudly instead of handing out an empty simulation.
+pub enum SimSlot {
+    /// In the app, to read and change.
+    Home(Box<Simulation>),
+    /// On the step thread, between [`Stepper::start`] and [`Stepper::finish`] (a page has
+    /// one thread: there it never leaves).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    Stepping,
+}
+
+impl SimSlot {
+    /// The simulation.
+    ///
+    /// # Panics
+    /// While it is [`Stepping`](Self::Stepping): reading it then is a bug of the frame loop.
+    pub fn get(&self) -> &Simulation {
+        match self {
+            SimSlot::Home(sim) => sim,
+            SimSlot::Stepping => panic!("the simulation is read while its steps run"),
+        }
+    }
+
+    /// The simulation, to change.
+    ///
+    /// # Panics
+    /// While it is [`Stepping`](Self::Stepping).
+    pub fn get_mut(&mut self) -> &mut Simulation {
+        match self {
+            SimSlot::Home(sim) => sim,
+            SimSlot::Stepping => panic!("the simulation is changed while its steps run"),
+        }
+    }
+}
+
 /// The steps of one frame, as they come back.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stepped {
@@ -15,19 +53,19 @@ pub struct Stepped {
 
 #[cfg(not(target_arch = "wasm32"))]
 struct Job {
-    sim: Simulation,
+    sim: Box<Simulation>,
     steps: u32,
     dt: f32,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 struct Done {
-    sim: Simulation,
+    sim: Box<Simulation>,
     stepped: Stepped,
 }
 
 /// Runs `steps` steps of `dt` seconds on `sim`, timing them with `clock`.
-pub fn run_steps(sim: &mut Simulation, steps: u32, dt: f32, clock: fn() -> f64) -> Stepped {
+pub fn run_steps(sim: &mut Simulation, steps: u32, dt: f32, clock: Clock) -> Stepped {
     let mut times = None;
     for _ in 0..steps {
         match sim.step_timed(dt, clock) {
@@ -43,9 +81,6 @@ pub fn run_steps(sim: &mut Simulation, steps: u32, dt: f32, clock: fn() -> f64) 
 pub struct Stepper {
     #[cfg(not(target_arch = "wasm32"))]
     worker: Option<Worker>,
-    /// An empty simulation that stands in for the stepped one while its steps run.
-    #[cfg(not(target_arch = "wasm32"))]
-    stand_in: Option<Simulation>,
     /// Whether steps are running on the worker.
     in_flight: bool,
     /// What the last steps run in line did.
@@ -59,9 +94,8 @@ struct Worker {
 }
 
 impl Stepper {
-    /// A stepper; with `overlap` (and threads) the steps run on a worker thread while
-    /// `stand_in`, an empty simulation, takes the stepped one's place.
-    pub fn new(overlap: bool, stand_in: Simulation) -> Self {
+    /// A stepper; with `overlap` (and threads) the steps run on a worker thread.
+    pub fn new(overlap: bool) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let worker = overlap.then(|| {
             let (jobs, job_rx) = std::sync::mpsc::sync_channel::<Job>(1);
@@ -71,7 +105,7 @@ impl Stepper {
                 .spawn(move || {
                     // Ends when the stepper, and with it the job sender, is dropped.
                     while let Ok(Job { mut sim, steps, dt }) = job_rx.recv() {
-                        let stepped = run_steps(&mut sim, steps, dt, super::platform::now_seconds);
+                        let stepped = run_steps(&mut sim, steps, dt, now_seconds);
                         if done_tx.send(Done { sim, stepped }).is_err() {
                             break;
                         }
@@ -81,12 +115,10 @@ impl Stepper {
             Worker { jobs, done }
         });
         #[cfg(target_arch = "wasm32")]
-        let _ = (overlap, stand_in);
+        let _ = overlap;
         Stepper {
             #[cfg(not(target_arch = "wasm32"))]
             worker,
-            #[cfg(not(target_arch = "wasm32"))]
-            stand_in: Some(stand_in),
             in_flight: false,
             done_in_line: Stepped::default(),
         }
@@ -102,29 +134,28 @@ impl Stepper {
         false
     }
 
-    /// Starts `steps` steps of `dt` seconds on `sim`. Beside the drawing, `sim` holds the
-    /// empty stand-in until [`finish`](Self::finish) puts the stepped simulation back:
-    /// nothing may read it in between.
-    pub fn start(&mut self, sim: &mut Simulation, steps: u32, dt: f32) {
+    /// Starts `steps` steps of `dt` seconds on the simulation in `slot`. Beside the drawing,
+    /// the slot is [`SimSlot::Stepping`] until [`finish`](Self::finish) puts the stepped
+    /// simulation back.
+    pub fn start(&mut self, slot: &mut SimSlot, steps: u32, dt: f32) {
         debug_assert!(!self.in_flight, "start after finish");
         #[cfg(not(target_arch = "wasm32"))]
         if let (Some(worker), true) = (&self.worker, steps > 0) {
-            let stand_in = self.stand_in.take().expect("the stand-in is home");
-            let job = Job {
-                sim: std::mem::replace(sim, stand_in),
-                steps,
-                dt,
-            };
-            worker.jobs.send(job).expect("the step thread runs");
-            self.in_flight = true;
-            return;
+            if let SimSlot::Home(sim) = std::mem::replace(slot, SimSlot::Stepping) {
+                worker
+                    .jobs
+                    .send(Job { sim, steps, dt })
+                    .expect("the step thread runs");
+                self.in_flight = true;
+                return;
+            }
         }
-        self.done_in_line = run_steps(sim, steps, dt, super::platform::now_seconds);
+        self.done_in_line = run_steps(slot.get_mut(), steps, dt, now_seconds);
     }
 
     /// Waits for the steps [`start`](Self::start)ed (if any still run), puts the stepped
-    /// simulation back into `sim`, and says what they did.
-    pub fn finish(&mut self, sim: &mut Simulation) -> Stepped {
+    /// simulation back into `slot`, and says what they did.
+    pub fn finish(&mut self, slot: &mut SimSlot) -> Stepped {
         #[cfg(not(target_arch = "wasm32"))]
         if self.in_flight {
             self.in_flight = false;
@@ -136,10 +167,10 @@ impl Stepper {
                 .done
                 .recv()
                 .expect("the step thread sends its result");
-            self.stand_in = Some(std::mem::replace(sim, stepped));
+            *slot = SimSlot::Home(stepped);
             return what;
         }
-        let _ = sim;
+        let _ = slot;
         std::mem::take(&mut self.done_in_line)
     }
 }

@@ -4,8 +4,7 @@
 
 use quadstress::Rect;
 
-/// The largest zoom, in screen pixels per world unit: an 8-unit particle is 32 px wide.
-pub const MAX_SCALE: f32 = 4.0;
+use super::settings::MAX_ZOOM as MAX_SCALE;
 
 /// Where the camera looks: the whole world, or a zoom and a centre.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

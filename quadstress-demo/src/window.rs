@@ -3,14 +3,19 @@
 use macroquad::texture::get_screen_data;
 use macroquad::ui::root_ui;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
-use quadstress_sim::{Percentiles, SimConfig, SimError, Simulation};
+use quadstress_sim::SimError;
 
 use crate::app::App;
-use crate::cli::{Args, RendererArg, Switch};
-use crate::controls::BINDINGS;
-use crate::platform::Renderer;
+use crate::canvas::{Canvas, Layout};
+use crate::cli::{Args, Switch};
+use crate::controls::{Pointer, BINDINGS};
+use crate::instanced::Instanced;
+use crate::scene::Painter;
+use crate::script::{FrameTimes, Script};
+use crate::settings::Renderer;
+use crate::stepper::Stepper;
 use crate::view::{Camera, View};
-use crate::{canvas, controls, draw, instanced, panel, platform, stepper};
+use crate::{controls, draw, gl, panel, platform};
 
 /// The window: title, default size, resizable.
 pub fn window_conf() -> Conf {
@@ -45,13 +50,15 @@ pub fn run_window(args: Args) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     if let Some(threads) = args.threads {
-        app.sim.set_threads(threads).map_err(|e| e.to_string())?;
+        app.sim_mut()
+            .set_threads(threads)
+            .map_err(|e| e.to_string())?;
     }
     if let Some(scale) = args.zoom {
-        let (x, y) = args.center.unwrap_or(app.sim.config().world.center());
+        let (x, y) = args.center.unwrap_or(app.sim().config().world.center());
         app.camera = Camera::at(scale, x, y);
     }
-    match app.sim.spawn_burst(args.spawn) {
+    match app.sim_mut().spawn_burst(args.spawn) {
         Ok(_) => {}
         Err(e @ SimError::CapReached { .. }) => eprintln!("{e}"),
         Err(e) => return Err(e.to_string()),
@@ -86,40 +93,23 @@ fn warm_font_atlas() {
 }
 
 /// Picks the renderer for this window's OpenGL (or the one `--renderer` asks for) and says
-/// which, and why, on the console.
-fn start_route(args: &Args) -> (draw::Route, Renderer, String) {
-    let forced = args.renderer.map(|r| match r {
-        RendererArg::Canvas => Renderer::Canvas,
-        RendererArg::Instanced => Renderer::Instanced,
-    });
-    let gl_name = platform::gl_renderer();
-    // SAFETY: only reads the context's description.
-    let info = unsafe { macroquad::window::get_internal_gl() }
-        .quad_context
-        .info();
-    let instancing = info.features.instancing && info.glsl_support.v330;
-    let (mut renderer, mut why) = Renderer::choose(forced, &gl_name, instancing);
-    let mut route = None;
+/// which, and why, on the console; returns it and the OpenGL's name.
+fn start_painter(args: &Args) -> (Box<dyn Painter>, String) {
+    let gl_name = gl::renderer_name();
+    let info = gl::context_info();
+    let (renderer, mut why) = Renderer::choose(args.renderer, &gl_name, info.instancing);
+    let mut painter: Option<Box<dyn Painter>> = None;
     if renderer == Renderer::Instanced {
-        // SAFETY: the context is current; the renderer keeps only ids it created.
-        let gl = unsafe { macroquad::window::get_internal_gl() };
-        match instanced::Instanced::new(gl.quad_context) {
-            Ok(i) => route = Some(draw::Route::Instanced(i)),
-            Err(_) => {
-                renderer = Renderer::Canvas;
-                why = "the instancing shader did not compile";
-            }
+        match gl::with_backend(Instanced::new) {
+            Ok(i) => painter = Some(Box::new(i)),
+            Err(_) => why = "the instancing shader did not compile",
         }
     }
     // The blit needs desktop OpenGL 3 (GLSL 3.30 comes with it); WebGL1 has none.
-    let blit = args.blit == Switch::On && info.glsl_support.v330 && !cfg!(target_arch = "wasm32");
-    let layout = if blit {
-        canvas::Layout::Bgra
-    } else {
-        canvas::Layout::Rgba
-    };
-    let route = route.unwrap_or_else(|| draw::Route::Canvas(canvas::Canvas::new(layout)));
-    let detail = match renderer {
+    let blit = args.blit == Switch::On && info.glsl_330 && !cfg!(target_arch = "wasm32");
+    let painter = painter
+        .unwrap_or_else(|| Box::new(Canvas::new(if blit { Layout::Bgra } else { Layout::Rgba })));
+    let detail = match painter.renderer() {
         Renderer::Canvas => format!(
             "{} bands, {}",
             platform::threads(),
@@ -129,28 +119,57 @@ fn start_route(args: &Args) -> (draw::Route, Renderer, String) {
     };
     println!(
         "renderer: {} ({detail}; {why}) on {gl_name}",
-        renderer.name()
+        painter.renderer().name()
     );
-    (route, renderer, gl_name)
+    (painter, gl_name)
 }
 
-/// Timings of the timed frames of a scripted run, in seconds, in bounded memory.
-struct RunTimes {
-    frame: Percentiles,
-    work: Percentiles,
-    draw: Percentiles,
-    present: Percentiles,
-    step: Percentiles,
-    step_wait: Percentiles,
-    /// From the last frame's steps coming back to this frame's starting: the part of a frame
-    /// that runs while no step does.
-    before_steps: Percentiles,
+/// The view of `app`'s world in the window as it is now.
+fn view_of(app: &App) -> View {
+    View::new(
+        app.sim().config().world,
+        screen_width(),
+        screen_height(),
+        app.camera,
+    )
 }
 
-async fn run(mut app: App, mut args: Args) {
+/// This frame's input through the controls table. The panel's clicks, wheel turns and keys
+/// are its own, not the world's: the keyboard goes where the pointer is, so no keystroke
+/// reaches both a text box and the table.
+fn take_input(app: &mut App, dt: f32, view: &View, pointer: Pointer) {
+    let over_panel = panel::is_over(app, pointer.x, pointer.y);
+    if !over_panel {
+        panel::release_keyboard();
+    }
+    for b in BINDINGS {
+        if controls::is_active(b) && !panel::takes(b, over_panel) {
+            app.act(b, dt, view, pointer);
+        } else {
+            app.release(b);
+        }
+    }
+}
+
+/// Saves the window's pixels to `path` as an opaque PNG.
+fn save_screenshot(path: &std::path::Path) {
+    let mut image = get_screen_data();
+    for px in image.bytes.chunks_exact_mut(4) {
+        px[3] = 255;
+    }
+    image.export_png(&path.to_string_lossy());
+    println!("screenshot: {}", path.display());
+}
+
+/// The frame loop: input, the frame's steps, drawing, as in macroquad's examples, with the
+/// steps of one frame running on the step thread while the next is drawn and shown.
+async fn run(mut app: App, args: Args) {
     warm_font_atlas();
-    let (route, renderer, gl_name) = start_route(&args);
-    let mut scratch = draw::Scratch::new(route, args.overlay_cache == Switch::On);
+    let (painter, gl_name) = start_painter(&args);
+    // "llvmpipe (LLVM 15.0.6, 256 bits)": the name before the details fits the HUD.
+    let short = gl_name.split(" (").next().unwrap_or_default();
+    app.renderer = format!("{} on {short}", painter.renderer().name());
+    let mut scratch = draw::Scratch::new(painter, args.overlay_cache == Switch::On);
     println!(
         "overlay: {}",
         if scratch.overlay.cached() {
@@ -159,29 +178,9 @@ async fn run(mut app: App, mut args: Args) {
             "direct"
         }
     );
-    // "llvmpipe (LLVM 15.0.6, 256 bits)": the name before the details fits the HUD.
-    let short = gl_name.split(" (").next().unwrap_or_default();
-    app.renderer = format!("{} on {short}", renderer.name());
-    let stand_in = Simulation::new(SimConfig {
-        max_particles: 0,
-        ..SimConfig::default()
-    })
-    .expect("the default configuration is valid");
-    let mut stepper = stepper::Stepper::new(args.overlap == Switch::On, stand_in);
+    let mut stepper = Stepper::new(args.overlap == Switch::On);
+    let mut script = Script::new(&args);
     let mut panel_text = panel::PanelText::default();
-    let mut scripted = Vec::with_capacity(args.panel.len());
-    let mut frame: u64 = 0;
-    // Bounded whatever `--frames` says: exact up to a limit, then a fixed histogram.
-    let timed = || Percentiles::with_capacity(args.frames.unwrap_or(0));
-    let mut times = RunTimes {
-        frame: timed(),
-        work: timed(),
-        draw: timed(),
-        present: timed(),
-        step: timed(),
-        step_wait: timed(),
-        before_steps: timed(),
-    };
     let mut last_frame_start = platform::now_seconds() - 1.0 / platform::MAX_FPS;
     let (mut slept, mut present) = (0.0, 0.0);
     loop {
@@ -191,63 +190,26 @@ async fn run(mut app: App, mut args: Args) {
         let dt = real as f32;
         last_frame_start = frame_start;
         // The steps started last frame ran while it was shown: wait for any still running.
-        let stepped = stepper.finish(&mut app.sim);
+        let stepped = stepper.finish(app.sim_slot());
         let step_wait = platform::now_seconds() - frame_start;
         app.stepped(stepped);
-        let view = View::new(
-            app.sim.config().world,
-            screen_width(),
-            screen_height(),
-            app.camera,
-        );
-        frame += 1;
-        let last = args.frames.is_some_and(|n| frame >= n);
+        script.next_frame();
+        let last = script.is_last();
 
+        let view = view_of(&app);
         let pointer = controls::read_pointer();
-        // The panel's clicks, wheel turns and keys are its own, not the world's: the keyboard
-        // goes where the pointer is, so no keystroke reaches both a text box and the table.
-        let over_panel = panel::is_over(&app, pointer.x, pointer.y);
-        if !over_panel {
-            panel::release_keyboard();
-        }
-        for b in BINDINGS {
-            if controls::is_active(b) && !panel::takes(b, over_panel) {
-                app.act(b, dt, &view, pointer);
-            } else {
-                app.release(b);
-            }
-        }
-        for (label, _) in args.press.iter().filter(|(_, at)| *at == frame) {
-            for b in controls::by_label(label) {
-                app.act(b, dt, &view, pointer);
-            }
-        }
-        scripted.clear();
-        scripted.extend(
-            args.panel
-                .iter()
-                .filter(|&&(_, _, at)| at == frame)
-                .map(|&(c, v, _)| (c, v)),
-        );
-        panel::show(&mut app, &scripted, screen_width(), &mut panel_text);
-        if frame == 1 {
-            if let Some((x, y)) = args.right_click {
-                app.right_click(x, y);
-                // A scripted report stays up to the last frame, however slow the frames.
-                app.probe.keep_shown();
-            }
-        }
-        if let Some((dx, dy)) = args.move_quad.filter(|_| frame > 1) {
-            app.nudge_quad(dx, dy);
-        }
-        let steps = app.begin_frame(real, args.frames.is_some());
-        app.graph.record(dt);
-        let view = View::new(
-            app.sim.config().world,
+        take_input(&mut app, dt, &view, pointer);
+        script.press(&mut app, dt, &view, pointer);
+        panel::show(
+            &mut app,
+            script.panel_settings(),
             screen_width(),
-            screen_height(),
-            app.camera,
+            &mut panel_text,
         );
+        script.move_quad(&mut app);
+        let steps = app.begin_frame(real, script.scripted());
+        app.graph.record(dt);
+        let view = view_of(&app);
         let draw_start = platform::now_seconds();
         draw::prepare(&app, &view, &mut scratch);
         let mut draw = platform::now_seconds() - draw_start;
@@ -255,8 +217,9 @@ async fn run(mut app: App, mut args: Args) {
         // nothing more of it reads the simulation (the text over the world, drawn straight
         // onto the window, reads it; the last frame's report too).
         let early = scratch.overlay.cached() && !last;
+        let step_seconds = app.fixed.step_seconds();
         if early {
-            stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
+            stepper.start(app.sim_slot(), steps, step_seconds);
         }
         let before_steps = platform::now_seconds() - frame_start - step_wait;
         let show_start = platform::now_seconds();
@@ -266,62 +229,34 @@ async fn run(mut app: App, mut args: Args) {
         app.profile.draw.push((draw + present) * 1e3);
         app.profile.present.push(present * 1e3);
         app.profile.step_wait.push(step_wait * 1e3);
-        if args.frames.is_some() && frame > args.warmup.saturating_add(1) {
-            times.frame.record(real);
-            times.work.record(real - slept);
-            times.draw.record(draw + present);
-            times.present.record(present);
-            times.step_wait.record(step_wait);
-            if early {
-                times.before_steps.record(before_steps);
-            }
-            if let Some(t) = stepped.times {
-                times.step.record(t.step_ms / 1e3);
-            }
-        }
+        script.record(FrameTimes {
+            frame: real,
+            slept,
+            draw: draw + present,
+            present,
+            step_wait,
+            before_steps: early.then_some(before_steps),
+            step: stepped.times.map(|t| t.step_ms / 1e3),
+        });
 
         if app.quit_requested() && platform::SCRIPTED_RUN_EXITS {
-            println!("quit: esc at frame {frame}");
+            println!("quit: esc at frame {}", script.frame());
             break;
         }
         if last {
             if let Some(path) = &args.screenshot {
-                let mut image = get_screen_data();
-                for px in image.bytes.chunks_exact_mut(4) {
-                    px[3] = 255;
-                }
-                image.export_png(&path.to_string_lossy());
-                println!("screenshot: {}", path.display());
+                save_screenshot(path);
             }
-            if args.right_click.is_some() {
-                println!("quad report: {}", app.probe.line());
-            }
-            report_scripted_run(&app, &view, &mut times.frame);
-            println!(
-                "step_overlap: {}",
-                if stepper.overlaps() { "on" } else { "off" }
-            );
-            for (name, values) in [
-                ("frame_work", &mut times.work),
-                ("draw", &mut times.draw),
-                ("present", &mut times.present),
-                ("step", &mut times.step),
-                ("step_wait", &mut times.step_wait),
-                ("before_steps", &mut times.before_steps),
-            ] {
-                if let Some(median) = values.percentile(0.5) {
-                    println!("{name}.median: {:.2} ms", median * 1e3);
-                }
-            }
+            script.report(&app, &view, stepper.overlaps());
             if platform::SCRIPTED_RUN_EXITS {
                 break;
             }
             // A page stays open: the scripted frame is done, the demo goes on interactively.
-            args.frames = None;
+            script.end();
         }
         if !early {
             // In line, or on the step thread while the frame is shown.
-            stepper.start(&mut app.sim, steps, app.fixed.step_seconds());
+            stepper.start(app.sim_slot(), steps, step_seconds);
         }
         // Handing the frame to OpenGL starts here: choosing the panel's camera flushes the
         // frame's draw calls.
@@ -337,44 +272,4 @@ async fn run(mut app: App, mut args: Args) {
         // 1/60 s instead of coming on top of it.
         slept = platform::pace(frame_start);
     }
-}
-
-/// The summary a scripted run prints: frames, frame-time statistics, FPS.
-fn report_scripted_run(app: &App, view: &View, frame_seconds: &mut Percentiles) {
-    println!("particles: {} count", app.sim.len());
-    println!("particle_cap: {} count", app.sim.config().max_particles);
-    println!("threads: {} count", app.sim.threads());
-    println!("broadphase: {}", app.sim.broadphase().name());
-    println!("colors: {}", app.display.colors.name());
-    let tree = app.sim.config().tree;
-    println!("leaf_capacity: {} items", tree.leaf_capacity);
-    println!("depth_limit: {} levels", tree.max_depth);
-    println!("placement: {}", crate::app::placement_name(tree.placement));
-    println!(
-        "gravity: {}",
-        if app.sim.config().gravity_on {
-            "on"
-        } else {
-            "off"
-        }
-    );
-    println!("query: {}", app.probe.shape().name());
-    println!("zoom: {} px_per_unit", view.scale());
-    println!(
-        "particle_side: {} px",
-        view.particle_px(app.sim.config().particle_size)
-    );
-    println!("frames_timed: {} frames", frame_seconds.len());
-    let mean = frame_seconds.mean().unwrap_or(0.0);
-    if let Some(median) = frame_seconds.percentile(0.5) {
-        println!("frame_time.median: {:.2} ms", median * 1e3);
-    }
-    if let Some(p99) = frame_seconds.percentile(0.99) {
-        println!("frame_time.p99: {:.2} ms", p99 * 1e3);
-    }
-    if mean > 0.0 {
-        println!("fps.mean: {:.1} fps", 1.0 / mean);
-    }
-    let t = app.times;
-    println!("step.last: {:.2} ms", t.step_ms);
 }

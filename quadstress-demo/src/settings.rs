@@ -1,0 +1,216 @@
+//! What the demo is set to: the world and its cap, what is drawn, the renderer. Plain types
+//! and constants that the flags, the controls table, the state and the drawing all share, so
+//! that each of them imports them from here (see the layers in `main.rs`).
+
+use clap::ValueEnum;
+use quadstress::{Placement, Rect};
+
+/// The world the demo simulates: three times the default window, so 50,000 particles of 8x8
+/// cover about 45% of it.
+pub const WORLD: Rect = Rect::new(0.0, 0.0, 3072.0, 2304.0);
+/// Side of a particle in world units: 8 px at 1:1.
+pub const PARTICLE_SIZE: f32 = 8.0;
+/// The largest share of the world's area the particles may cover: as much as a pile holds.
+/// A settled pile packs at about 0.73 to 0.79 (the headless mode's `pile.packing`, the
+/// particles' area over the area under the pile's top), so at 80% it already reaches 95% of
+/// the world's height, and at 90% it is a packed box pressed into itself (`overlap.mean` 0.10
+/// of a side). Above about 70%, a burst spawned at random can also leave a pair of particles
+/// lying one on the other. Up to 65% every measured pile held (`overlap.max` under 0.10 of
+/// a side, seeds 1 to 4). `--world-scale` makes room for more.
+pub const MAX_COVERAGE: f32 = 0.65;
+/// Frames kept for the frame-time graph and the profile (about three seconds at 60 FPS).
+pub const GRAPH_FRAMES: usize = 180;
+/// The smallest and largest world scale (`--world-scale`, the panel's world slider).
+pub const MIN_WORLD_SCALE: f32 = 0.25;
+pub const MAX_WORLD_SCALE: f32 = 4.0;
+/// Most neighbours the blue quad's nearest query asks for.
+pub const MAX_NEAREST: usize = 1000;
+/// The largest zoom, in screen pixels per world unit: an 8-unit particle is 32 px wide.
+pub const MAX_ZOOM: f32 = 4.0;
+
+/// Most particles the demo's world holds: [`MAX_COVERAGE`] of its area.
+pub fn particle_cap() -> usize {
+    particle_cap_of(WORLD)
+}
+
+/// Most particles `world` holds: [`MAX_COVERAGE`] of its area.
+pub fn particle_cap_of(world: Rect) -> usize {
+    (f64::from(world.width()) * f64::from(world.height()) * f64::from(MAX_COVERAGE)
+        / f64::from(PARTICLE_SIZE * PARTICLE_SIZE)) as usize
+}
+
+/// [`WORLD`] with its width and height times `scale`, from the same top-left corner.
+pub fn scaled_world(scale: f32) -> Rect {
+    Rect::from_min_size(
+        WORLD.min_x,
+        WORLD.min_y,
+        WORLD.width() * scale,
+        WORLD.height() * scale,
+    )
+}
+
+/// How the HUD and messages name a placement.
+pub fn placement_name(placement: Placement) -> &'static str {
+    match placement {
+        Placement::Exact => "exact",
+        Placement::Loose => "loose",
+    }
+}
+
+/// What the particles' colours mean (also the `--colors` flag's values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, ValueEnum)]
+pub enum ColorMode {
+    /// The depth of the node holding the particle: the tree shows inside a dense pile.
+    #[default]
+    Depth,
+    /// How fast the particle moves.
+    Speed,
+    /// Whether it touches another particle.
+    Contact,
+}
+
+impl ColorMode {
+    /// Every mode, in the order `V` cycles them.
+    pub const ALL: [ColorMode; 3] = [ColorMode::Depth, ColorMode::Speed, ColorMode::Contact];
+
+    /// The next mode, wrapping around.
+    pub fn next(self) -> Self {
+        Self::ALL[(self as usize + 1) % Self::ALL.len()]
+    }
+
+    /// The name the legend and messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorMode::Depth => "node depth",
+            ColorMode::Speed => "speed",
+            ColorMode::Contact => "contact",
+        }
+    }
+}
+
+/// What is drawn, and which overlays are open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Display {
+    /// What the particles' colours mean.
+    pub colors: ColorMode,
+    /// Node outlines.
+    pub outlines: bool,
+    /// The statistics panel.
+    pub hud: bool,
+    /// The help overlay.
+    pub help: bool,
+    /// The controls panel (shown only with the statistics panel).
+    pub panel: bool,
+}
+
+impl Display {
+    /// Whether the controls panel is on screen: it hides with the statistics panel.
+    pub fn panel_shown(&self) -> bool {
+        self.hud && self.panel
+    }
+}
+
+impl Default for Display {
+    fn default() -> Self {
+        Display {
+            colors: ColorMode::default(),
+            outlines: true,
+            hud: true,
+            help: false,
+            panel: true,
+        }
+    }
+}
+
+/// How the frame's particles and outlines reach the window (also the `--renderer` flag's
+/// values).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Renderer {
+    /// Filled on the CPU (in bands on every core), shown as one texture: for software OpenGL
+    /// and WebGL1.
+    Canvas,
+    /// One instanced draw call: for GPUs with OpenGL 3.3 or newer.
+    Instanced,
+}
+
+impl Renderer {
+    /// The name the console and the HUD use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Renderer::Canvas => "canvas",
+            Renderer::Instanced => "instanced",
+        }
+    }
+
+    /// The renderer for a GPU named `gl_renderer` that can (`instancing`) or cannot draw
+    /// instances with GLSL 3.30, or the `forced` one where it can run; with the reason.
+    pub fn choose(
+        forced: Option<Renderer>,
+        gl_renderer: &str,
+        instancing: bool,
+    ) -> (Renderer, &'static str) {
+        match forced {
+            Some(Renderer::Canvas) => (Renderer::Canvas, "chosen by --renderer"),
+            Some(Renderer::Instanced) if instancing => {
+                (Renderer::Instanced, "chosen by --renderer")
+            }
+            Some(Renderer::Instanced) => (
+                Renderer::Canvas,
+                "instancing needs OpenGL 3.3, which this context lacks",
+            ),
+            None if !instancing => (
+                Renderer::Canvas,
+                "no OpenGL 3.3 instancing (WebGL1, OpenGL 2)",
+            ),
+            None if is_software_renderer(gl_renderer) => (
+                Renderer::Canvas,
+                "software OpenGL: filling pixels beats rasterising triangles",
+            ),
+            None => (Renderer::Instanced, "a GPU with instancing"),
+        }
+    }
+}
+
+/// Whether a `GL_RENDERER` string names a software rasteriser (Mesa's llvmpipe, softpipe or
+/// swrast, Google's SwiftShader, Apple's software renderer), where drawing many small
+/// triangles costs far more than filling them on the CPU.
+pub fn is_software_renderer(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["llvmpipe", "softpipe", "swrast", "swiftshader", "software"]
+        .iter()
+        .any(|s| name.contains(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn software_renderers_get_the_canvas_and_gpus_instancing() {
+        let llvmpipe = "llvmpipe (LLVM 15.0.6, 256 bits)";
+        assert!(is_software_renderer(llvmpipe));
+        assert!(is_software_renderer("Google SwiftShader"));
+        assert!(!is_software_renderer("NVIDIA GeForce RTX 3060/PCIe/SSE2"));
+        let gpu = "AMD Radeon RX 6600 (radeonsi, navi23, LLVM 15.0.6, DRM 3.49)";
+        assert_eq!(Renderer::choose(None, llvmpipe, true).0, Renderer::Canvas);
+        assert_eq!(Renderer::choose(None, gpu, true).0, Renderer::Instanced);
+        assert_eq!(Renderer::choose(None, gpu, false).0, Renderer::Canvas);
+        let forced = Some(Renderer::Instanced);
+        assert_eq!(
+            Renderer::choose(forced, llvmpipe, true).0,
+            Renderer::Instanced
+        );
+        assert_eq!(Renderer::choose(forced, gpu, false).0, Renderer::Canvas);
+        let canvas = Some(Renderer::Canvas);
+        assert_eq!(Renderer::choose(canvas, gpu, true).0, Renderer::Canvas);
+    }
+
+    #[test]
+    fn colour_modes_cycle_through_all() {
+        let mut m = ColorMode::Depth;
+        for expected in [ColorMode::Speed, ColorMode::Contact, ColorMode::Depth] {
+            m = m.next();
+            assert_eq!(m, expected);
+        }
+    }
+}
