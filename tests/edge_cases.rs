@@ -1017,3 +1017,71 @@ fn a_failed_or_panicking_bulk_insert_leaves_ids_as_they_were() {
         tree.validate().unwrap();
     }
 }
+
+/// Sorted runs at the root, whose items lie outside the world (points at `-f32::MAX` and
+/// `3.4e38` among them), stay valid through moves to ordinary places and back: a run's
+/// slack must cover a key that moved from one end of the `f32` range to the middle, where
+/// the `f64` difference of the two rounds. By `update` and by `update_many_serial`, on
+/// loose and exact trees; the moved items are still found where they are.
+#[test]
+fn moves_after_sort_straddlers_keep_the_tree_valid() {
+    let world = Rect::new(0.0, 0.0, 1.0, 1.0);
+    let pick = |rng: &mut TestRng| {
+        let k = rng.below(10);
+        let x = match k {
+            0 => -f32::MAX,
+            1 => 3.4e38,
+            2..=5 => rng.range(-2.0, 3.0),
+            _ => rng.range(0.0, 1.0),
+        };
+        let y = if k == 2 {
+            -f32::MAX
+        } else {
+            rng.range(-2.0, 3.0)
+        };
+        let side = if rng.below(3) == 0 {
+            0.0
+        } else {
+            rng.range(0.0, 0.3)
+        };
+        Rect::new(x, y, x + side, y + side)
+    };
+    for seed in 0..24u64 {
+        let mut rng = TestRng::new(seed);
+        let placement = [Placement::Loose, Placement::Exact][seed as usize % 2];
+        let batch = seed % 4 >= 2 && cfg!(feature = "rayon");
+        let config = Config {
+            leaf_capacity: 1,
+            max_depth: 2,
+            placement,
+        };
+        let mut tree = Quadtree::with_config(world, config).unwrap();
+        let ids: Vec<ItemId> = (0..150)
+            .map(|i| tree.insert(pick(&mut rng), i).unwrap())
+            .collect();
+        tree.sort_straddlers();
+        tree.validate().unwrap();
+        for step in 0..100 {
+            let id = ids[rng.below(ids.len() as u64) as usize];
+            let (from, to) = (tree.rect(id).unwrap(), pick(&mut rng));
+            if batch {
+                #[cfg(feature = "rayon")]
+                {
+                    let mut ws = quadstress::UpdateWorkspace::new();
+                    tree.update_many_serial(&[id], |_| to, &mut ws).unwrap();
+                }
+            } else {
+                tree.update(id, to).unwrap();
+            }
+            if let Err(e) = tree.validate() {
+                panic!("seed {seed}, {placement:?}, batch {batch}, move {step}: {from:?} to {to:?}: {e}");
+            }
+            let mut found = Vec::new();
+            tree.query_rect(&to, &mut found).unwrap();
+            assert!(
+                found.contains(&id),
+                "seed {seed}, move {step}: not found at {to:?}"
+            );
+        }
+    }
+}

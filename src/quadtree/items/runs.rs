@@ -114,10 +114,10 @@ impl Run {
         *half = (half.0.min(across.0), half.1.max(across.1));
         self.ext = self.ext.max(ext);
         self.keys[j] = if k < lo {
-            self.down = self.down.max(lo as f64 - k as f64);
+            self.down = self.down.max(outward(lo as f64 - k as f64));
             lo
         } else if k > hi {
-            self.up = self.up.max(k as f64 - hi as f64);
+            self.up = self.up.max(outward(k as f64 - hi as f64));
             hi
         } else {
             k
@@ -172,6 +172,15 @@ impl Run {
         let b = gallop_partition(keys, a, |k| (k as f64) <= hi);
         (a, b)
     }
+}
+
+/// A slack `d` (the rounded `f64` difference of two `f32` keys, `d >= 0`) widened to at least
+/// the exact difference: the difference of keys at the two ends of the `f32` range (say
+/// `-f32::MAX` and 2.5) rounds away the small one, and the key plus that slack would then
+/// fall short of the entry.
+#[inline(always)]
+fn outward(d: f64) -> f64 {
+    d + d * f64::EPSILON
 }
 
 /// The first index of `keys` whose key is not `below`, as `partition_point` finds it (`below`
