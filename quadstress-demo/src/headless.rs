@@ -4,9 +4,7 @@
 
 use std::io::Write;
 
-use quadstress_sim::{
-    percentile, HeightProfile, Percentiles, Phase, SimConfig, Simulation, MAX_PARTICLES,
-};
+use quadstress_sim::{HeightProfile, Percentiles, Phase, SimConfig, Simulation, MAX_PARTICLES};
 
 use super::cli::{Args, Switch};
 use super::platform::now_seconds;
@@ -198,7 +196,7 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
         )?;
     }
     if config.gravity_on {
-        writeln!(out, "pile.packing: {:.3} fraction", pile_packing(&sim))?;
+        writeln!(out, "pile.packing: {:.3} fraction", sim.pile_packing())?;
         if let Some(steps) = sim.column_steps(&mut HeightProfile::new()) {
             writeln!(out, "pile.column_step.max: {:.2} sides", steps.max)?;
             writeln!(out, "pile.column_step.p99: {:.2} sides", steps.p99)?;
@@ -206,18 +204,4 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     }
     writeln!(out, "state_hash: {:016x}", sim.state_hash())?;
     Ok(())
-}
-
-/// How densely a pile settled under gravity fills the space below its top: the particles'
-/// area over the area from the floor up to the highest 1% of the particles. Below 1 the
-/// pile holds its shape; at 1 and above the particles are pressed into each other.
-fn pile_packing(sim: &Simulation) -> f64 {
-    let c = sim.config();
-    let mut tops: Vec<f64> = sim.particles().iter().map(|p| f64::from(p.y)).collect();
-    let Some(top) = percentile(&mut tops, 0.01) else {
-        return 0.0;
-    };
-    let height = (f64::from(c.world.max_y) - top).max(f64::from(c.particle_size));
-    let area = f64::from(c.particle_size).powi(2) * sim.len() as f64;
-    area / (height * f64::from(c.world.width()))
 }

@@ -52,7 +52,7 @@ mod timing;
 
 pub use config::{Broadphase, Setting, SimConfig, SimError, MAX_PARTICLES};
 pub use driver::{FixedStep, DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS};
-pub use metrics::Overlap;
+pub use metrics::{overlap_of, pile_packing, Overlap};
 pub use parallel::{default_threads, MAX_THREADS};
 #[doc(hidden)]
 pub use percentiles::Percentiles;
