@@ -26,12 +26,13 @@ use quadstress::{Config, ItemId, PairWorkspace, Placement, Quadtree, Rect, Updat
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 
-const WORKLOADS: [&str; 7] = [
+const WORKLOADS: [&str; 8] = [
     "boxes_1m_800x600",
     "insert_10k_8x8",
     "pairs",
     "queries_10x10",
     "moving",
+    "moving_walk",
     "clustered",
     "sim",
 ];
@@ -75,7 +76,10 @@ fn main() {
         ok &= queries_10x10();
     }
     if run("moving") {
-        ok &= moving();
+        ok &= moving("moving", || workloads::Motion::velocity(100_000, 0.5, 78));
+    }
+    if run("moving_walk") {
+        ok &= moving("moving_walk", || workloads::Motion::walk(0.5, 79));
     }
     if run("clustered") {
         ok &= clustered();
@@ -260,12 +264,36 @@ fn rtree_queries(tree: &RTree<RItem>, queries: &[Rect]) -> u64 {
         .sum()
 }
 
-fn grid_queries(grid: &UniformGrid, rects: &[Rect], queries: &[Rect]) -> u64 {
+fn grid_queries(grid: &UniformGrid, queries: &[Rect]) -> u64 {
     let mut n = 0u64;
     for q in queries {
-        grid.query(rects, q, |_| n += 1);
+        grid.query(q, |_| n += 1);
     }
     n
+}
+
+/// Times `f` on a grid of each cell side worth trying for boxes at most `largest` across
+/// ([`UniformGrid::cells_for`]): prints `{name}.grid_cell_{side}` for each and `{name}.grid`
+/// for the best, as a user tuning the grid for this workload would pick it. `f` gets the
+/// grid (empty) and returns the median time and the count; the best's count is returned.
+fn best_grid(
+    name: &str,
+    largest: f32,
+    mut f: impl FnMut(&mut UniformGrid) -> (Duration, u64),
+) -> (Duration, u64) {
+    let mut best: Option<(Duration, u64, f32)> = None;
+    for cell in UniformGrid::cells_for(largest) {
+        let mut grid = UniformGrid::new(cell);
+        let (t, c) = f(&mut grid);
+        line(&format!("{name}.grid_cell_{cell:.2}"), ms(t), "ms");
+        if best.is_none_or(|b| t < b.0) {
+            best = Some((t, c, cell));
+        }
+    }
+    let (t, c, cell) = best.expect("at least one cell side");
+    line(&format!("{name}.grid"), ms(t), "ms");
+    line(&format!("{name}.grid.best_cell"), cell as f64, "");
+    (t, c)
 }
 
 /// A million 32x32 boxes in 800x600: built one by one and in bulk, then queried with
@@ -351,13 +379,14 @@ fn boxes_1m_800x600() -> bool {
         );
         line(&format!("{t}.nodes"), s.nodes as f64, "nodes");
     }
-    // Cells as wide as a box: a hair over 32, as `x + 32 - x` can round above 32.
-    let mut grid = UniformGrid::new(32.01);
+    // Cells as wide as a box (a hair over): the grid's best for these queries.
+    let mut grid = UniformGrid::new(UniformGrid::cells_for(32.0)[0]);
     let (tg, _) = median(5, || assert!(grid.build(&rects)));
     line(&format!("{p}.grid.build"), ms(tg), "ms");
-    let (tq, hits) = median(3, || grid_queries(&grid, &rects, &queries));
+    let (tq, hits) = median(3, || grid_queries(&grid, &queries));
     line(&format!("{p}.grid.random_queries_10k"), ms(tq), "ms");
     counts.push(("grid", hits));
+    drop(grid);
     let (tr, tree) = median(3, || rtree(&rects));
     line(&format!("{p}.rstar.build_bulk"), ms(tr), "ms");
     let (tq, hits) = median(3, || rtree_queries(&tree, &queries));
@@ -565,13 +594,10 @@ fn pairs(n: usize) -> bool {
     let (ts, c) = median(reps, || sap_pairs(&mut sap, &rects));
     line(&format!("{p}.sort_and_sweep"), ms(ts), "ms");
     counts.push(("sort_and_sweep", c));
-    // Cells of the box side and of twice it: which is faster depends on the size.
-    for (label, cell) in [("grid_cell_2", 2.0), ("grid_cell_4", 4.0)] {
-        let mut grid = UniformGrid::new(cell);
-        let (tg, c) = median(reps, || grid_pairs(&mut grid, &rects).unwrap());
-        line(&format!("{p}.{label}"), ms(tg), "ms");
-        counts.push((label, c));
-    }
+    let (_, c) = best_grid(&p, 2.0, |grid| {
+        median(reps, || grid_pairs(grid, &rects).unwrap())
+    });
+    counts.push(("grid", c));
     let (tr, c) = median(reps.min(5), || {
         let t = rtree(&rects);
         rtree_pairs(&t, &rects)
@@ -643,13 +669,11 @@ fn queries_10x10() -> bool {
         assert_eq!(v, c, "{label}: visits and query_rect disagree");
         line(&format!("{p}.{label}_visit"), ms(t), "ms");
     }
-    for (label, cell) in [("grid_cell_2", 2.0), ("grid_cell_4", 4.0)] {
-        let mut grid = UniformGrid::new(cell);
+    let (_, c) = best_grid(p, 2.0, |grid| {
         assert!(grid.build(&rects));
-        let (t, c) = median(5, || grid_queries(&grid, &rects, &queries));
-        line(&format!("{p}.{label}"), ms(t), "ms");
-        counts.push((label, c));
-    }
+        median(5, || grid_queries(grid, &queries))
+    });
+    counts.push(("grid", c));
     let tree = rtree(&rects);
     let (t, c) = median(5, || rtree_queries(&tree, &queries));
     line(&format!("{p}.rstar"), ms(t), "ms");
@@ -670,13 +694,28 @@ fn queries_10x10() -> bool {
     agree(p, &counts)
 }
 
-/// 100,000 boxes of side 2 moving up to 0.5 per axis per frame: update all (the tree in one
-/// batch, and one by one), then all pairs.
-fn moving() -> bool {
+/// 100,000 boxes of side 2 moving up to 0.5 per axis per frame, each at its own constant
+/// velocity (`moving`) or on a random walk with a fresh step each frame (`moving_walk`):
+/// update all (the tree in one batch, and one by one), then all pairs.
+fn moving(p: &str, motion: impl Fn() -> workloads::Motion) -> bool {
     let n = 100_000;
     let frames = 30;
     let (world, start) = workloads::constant_density(n, 77);
-    let mut per_method: Vec<(&str, Vec<Duration>, u64)> = Vec::new();
+    let mut per_method: Vec<(String, Vec<Duration>, u64)> = Vec::new();
+    // Runs `frame` on each of the frames, the boxes moved before each (untimed).
+    let run = |frame: &mut dyn FnMut(&[Rect]) -> u64| {
+        let mut rects = start.clone();
+        let mut motion = motion();
+        let mut times = Vec::new();
+        let mut total = 0;
+        for _ in 0..frames {
+            motion.advance(&world, &mut rects);
+            let t = Instant::now();
+            total += frame(&rects);
+            times.push(t.elapsed());
+        }
+        (times, total)
+    };
     // The tree: built once, then moved in place. Every box moves each frame, so the tree
     // takes them as one batch on this thread (`update_many_serial`), as a caller moving
     // everything would; the same frames with one `update` per box follow.
@@ -686,83 +725,70 @@ fn moving() -> bool {
         .map(|(label, config)| (label, config, true))
         .chain([("tree_update_each", Config::default(), false)]);
     for (label, config, batch) in trees {
-        let mut rects = start.clone();
-        let mut steps = workloads::steps(n, 0.5, 78);
-        let (mut tree, ids) = build(world, config, &rects);
-        let mut times = Vec::new();
-        let mut total = 0;
-        for _ in 0..frames {
-            workloads::advance(&world, &mut rects, &mut steps);
-            let t = Instant::now();
+        let (mut tree, ids) = build(world, config, &start);
+        let (times, total) = run(&mut |rects| {
             if batch {
                 tree.update_many_serial(&ids, |i| rects[i], &mut ws)
                     .unwrap();
             } else {
-                for (id, r) in ids.iter().zip(&rects) {
+                for (id, r) in ids.iter().zip(rects) {
                     tree.update(*id, *r).unwrap();
                 }
             }
-            total += tree_pairs(&tree);
-            times.push(t.elapsed());
-        }
-        per_method.push((label, times, total));
+            tree_pairs(&tree)
+        });
+        per_method.push((label.into(), times, total));
     }
     // parry2d's BVH is updated in place and refitted, as its docs recommend.
     #[cfg(feature = "peers")]
     {
-        let mut rects = start.clone();
-        let mut steps = workloads::steps(n, 0.5, 78);
-        let mut bvh = peers::ParryBvh::bulk(&rects);
-        let mut times = Vec::new();
-        let mut total = 0;
-        for _ in 0..frames {
-            workloads::advance(&world, &mut rects, &mut steps);
-            let t = Instant::now();
-            bvh.update_all(&rects);
-            total += bvh.pairs();
-            times.push(t.elapsed());
-        }
-        per_method.push(("parry2d", times, total));
+        let mut bvh = peers::ParryBvh::bulk(&start);
+        let (times, total) = run(&mut |rects| {
+            bvh.update_all(rects);
+            bvh.pairs()
+        });
+        per_method.push(("parry2d".into(), times, total));
     }
-    // The others rebuild from scratch every frame.
+    // The others rebuild from scratch every frame; the grid with each cell side worth trying.
     let mut sap = SortAndSweep::default();
-    let mut grid = UniformGrid::new(4.0);
+    let (times, total) = run(&mut |rects| sap_pairs(&mut sap, rects));
+    per_method.push(("sort_and_sweep".into(), times, total));
+    for cell in UniformGrid::cells_for(2.0) {
+        let mut grid = UniformGrid::new(cell);
+        let (times, total) = run(&mut |rects| grid_pairs(&mut grid, rects).unwrap());
+        per_method.push((format!("grid_cell_{cell:.2}"), times, total));
+    }
+    let (times, total) = run(&mut |rects| rtree_pairs(&rtree(rects), rects));
+    per_method.push(("rstar".into(), times, total));
     #[cfg(feature = "peers")]
-    let mut boxes = Vec::new();
-    let mut rebuilders = vec!["sort_and_sweep", "grid", "rstar"];
-    if cfg!(feature = "peers") {
-        rebuilders.push("broccoli");
+    {
+        let mut boxes = Vec::new();
+        let (times, total) = run(&mut |rects| peers::broccoli_pairs(rects, &mut boxes));
+        per_method.push(("broccoli".into(), times, total));
     }
-    for label in rebuilders {
-        let mut rects = start.clone();
-        let mut steps = workloads::steps(n, 0.5, 78);
-        let mut times = Vec::new();
-        let mut total = 0;
-        for _ in 0..frames {
-            workloads::advance(&world, &mut rects, &mut steps);
-            let t = Instant::now();
-            total += match label {
-                "sort_and_sweep" => sap_pairs(&mut sap, &rects),
-                "grid" => grid_pairs(&mut grid, &rects).unwrap(),
-                #[cfg(feature = "peers")]
-                "broccoli" => peers::broccoli_pairs(&rects, &mut boxes),
-                _ => rtree_pairs(&rtree(&rects), &rects),
-            };
-            times.push(t.elapsed());
-        }
-        per_method.push((label, times, total));
-    }
-    for (label, mut times, _) in per_method.iter().cloned() {
+    let mut best_grid: Option<Duration> = None;
+    for (label, times, _) in &per_method {
+        let mut times = times.clone();
         times.sort();
-        line(
-            &format!("moving.{label}.frame"),
-            ms(times[times.len() / 2]),
-            "ms",
-        );
+        let t = times[times.len() / 2];
+        line(&format!("{p}.{label}.frame"), ms(t), "ms");
+        if label.starts_with("grid_cell_") {
+            best_grid = Some(best_grid.map_or(t, |b| b.min(t)));
+        }
     }
-    let counts: Vec<(&str, u64)> = per_method.iter().map(|(l, _, c)| (*l, *c)).collect();
-    line("moving.pairs_over_all_frames", counts[0].1 as f64, "pairs");
-    agree("moving", &counts)
+    if let Some(t) = best_grid {
+        line(&format!("{p}.grid.frame"), ms(t), "ms");
+    }
+    let counts: Vec<(&str, u64)> = per_method
+        .iter()
+        .map(|(l, _, c)| (l.as_str(), *c))
+        .collect();
+    line(
+        &format!("{p}.pairs_over_all_frames"),
+        counts[0].1 as f64,
+        "pairs",
+    );
+    agree(p, &counts)
 }
 
 /// 100,000 boxes of sides 1 to 64 in a few clusters: all pairs from scratch.
@@ -784,9 +810,9 @@ fn clustered() -> bool {
     line("clustered.sort_and_sweep", ms(t), "ms");
     counts.push(("sort_and_sweep", c));
     // The grid's cell must hold the largest box: 64.
-    let mut grid = UniformGrid::new(64.0);
-    let (t, c) = median(reps, || grid_pairs(&mut grid, &rects).unwrap());
-    line("clustered.grid", ms(t), "ms");
+    let (_, c) = best_grid("clustered", 64.0, |grid| {
+        median(reps, || grid_pairs(grid, &rects).unwrap())
+    });
     counts.push(("grid", c));
     let (t, c) = median(3, || rtree_pairs(&rtree(&rects), &rects));
     line("clustered.rstar_build_and_pairs", ms(t), "ms");

@@ -94,6 +94,44 @@ pub fn advance(world: &Rect, rects: &mut [Rect], steps: &mut [(f32, f32)]) {
     }
 }
 
+/// How the moving workloads' boxes move from frame to frame.
+pub enum Motion {
+    /// Each box keeps its own step (see [`steps`]), reflected at the walls ([`advance`]).
+    Velocity(Vec<(f32, f32)>),
+    /// Each box takes a fresh step each frame, uniform in `[-max, max]` per axis, and is
+    /// clamped to the world: a random walk, whose boxes leave their cells in every direction.
+    Walk(Box<StdRng>, f32),
+}
+
+impl Motion {
+    /// Constant velocities of up to `max_step` per axis for `n` boxes.
+    pub fn velocity(n: usize, max_step: f32, seed: u64) -> Self {
+        Motion::Velocity(steps(n, max_step, seed))
+    }
+
+    /// A random walk of steps up to `max_step` per axis.
+    pub fn walk(max_step: f32, seed: u64) -> Self {
+        Motion::Walk(Box::new(StdRng::seed_from_u64(seed)), max_step)
+    }
+
+    /// Moves every box one frame on.
+    pub fn advance(&mut self, world: &Rect, rects: &mut [Rect]) {
+        match self {
+            Motion::Velocity(steps) => advance(world, rects, steps),
+            Motion::Walk(rng, max) => {
+                for r in rects.iter_mut() {
+                    let (w, h) = (r.width(), r.height());
+                    let dx = rng.random_range(-*max..=*max);
+                    let dy = rng.random_range(-*max..=*max);
+                    let x = (r.min_x + dx).clamp(world.min_x, world.max_x - w);
+                    let y = (r.min_y + dy).clamp(world.min_y, world.max_y - h);
+                    *r = Rect::new(x, y, x + w, y + h);
+                }
+            }
+        }
+    }
+}
+
 /// `n` query rectangles of `side` x `side` at random positions inside `world`.
 pub fn queries(world: &Rect, n: usize, side: f32, seed: u64) -> Vec<Rect> {
     let mut rng = StdRng::seed_from_u64(seed);
