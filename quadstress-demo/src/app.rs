@@ -4,20 +4,20 @@
 
 use std::fmt::Write as _;
 
-use quadstress::{Config, Placement, Rect, MAX_DEPTH};
+use quadstress::{Config, Placement, Rect, MAX_DEPTH, MAX_LEAF_CAPACITY};
 use quadstress_sim::{
     Broadphase, FixedStep, PhaseTimes, SimConfig, SimError, Simulation,
     DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS,
 };
 
 use super::controls::{Action, Binding, Pointer};
-use super::panel_controls::{Control, Field, Value, CAPACITIES, SPAWN_BATCH, WORLD_SCALES};
+use super::panel_controls::{Control, Field, Value, SPAWN_BATCH};
 use super::platform::Clock;
 use super::probe::{Probe, Shape};
 use super::profile::Profile;
 use super::settings::{
-    particle_cap, particle_cap_of, placement_name, scaled_world, ColorMode, Display, GRAPH_FRAMES,
-    MAX_COVERAGE, PARTICLE_SIZE, WORLD,
+    particle_cap, particle_cap_of, placement_name, scaled_world, ColorMode, Display, Outlines,
+    GRAPH_FRAMES, MAX_COVERAGE, MAX_WORLD_SCALE, MIN_WORLD_SCALE, PARTICLE_SIZE, WORLD,
 };
 use super::stepper::{SimSlot, Stepped};
 use super::view::{Camera, View};
@@ -55,14 +55,22 @@ impl FrameGraph {
         self.recorded += 1;
     }
 
-    /// The last frame's time, 0 before the first.
-    pub fn last_ms(&self) -> f32 {
-        self.ms[(self.recorded + GRAPH_FRAMES - 1) % GRAPH_FRAMES]
-    }
-
     /// The kept frame times, oldest first (zeros before the first frames).
     pub fn oldest_first(&self) -> impl Iterator<Item = f32> + '_ {
         (0..GRAPH_FRAMES).map(move |i| self.ms[(self.recorded + i) % GRAPH_FRAMES])
+    }
+
+    /// The mean of the last `frames` frame times (of those recorded so far), 0 before the
+    /// first.
+    pub fn mean_ms(&self, frames: usize) -> f32 {
+        let n = frames.min(self.recorded).min(GRAPH_FRAMES);
+        if n == 0 {
+            return 0.0;
+        }
+        let sum: f32 = (1..=n)
+            .map(|back| self.ms[(self.recorded + GRAPH_FRAMES - back) % GRAPH_FRAMES])
+            .sum();
+        sum / n as f32
     }
 
     /// The slowest kept frame time.
@@ -176,6 +184,8 @@ pub struct App {
     pub profile: Profile,
     /// Which renderer draws the particles, and on which OpenGL.
     pub renderer: String,
+    /// The world's size against [`WORLD`]'s (`--world-scale`).
+    world_scale: f32,
 }
 
 impl App {
@@ -220,6 +230,7 @@ impl App {
             fixed: FixedStep::new(STEP_SECONDS, DEFAULT_MAX_STEPS_PER_FRAME)?,
             profile: Profile::default(),
             renderer: String::new(),
+            world_scale: 1.0,
         })
     }
 
@@ -227,17 +238,25 @@ impl App {
     /// cap of its area and every other setting kept; the particles are removed.
     ///
     /// # Errors
-    /// The simulation's errors for a world it refuses; nothing changes then.
-    pub fn set_world_scale(&mut self, scale: f32) -> Result<(), SimError> {
+    /// A scale outside [`MIN_WORLD_SCALE`] to [`MAX_WORLD_SCALE`], or the simulation's error
+    /// for a world it refuses; nothing changes then.
+    pub fn set_world_scale(&mut self, scale: f32) -> Result<(), String> {
+        if !(MIN_WORLD_SCALE..=MAX_WORLD_SCALE).contains(&scale) {
+            return Err(format!(
+                "the world scale is {MIN_WORLD_SCALE} to {MAX_WORLD_SCALE}, not {scale}"
+            ));
+        }
         let world = scaled_world(scale);
         let threads = self.sim.get().threads();
         let mut sim = Simulation::new(SimConfig {
             world,
             max_particles: particle_cap_of(world),
             ..*self.sim.get().config()
-        })?;
-        sim.set_threads(threads)?;
+        })
+        .map_err(|e| e.to_string())?;
+        sim.set_threads(threads).map_err(|e| e.to_string())?;
         self.sim = SimSlot::Home(Box::new(sim));
+        self.world_scale = scale;
         self.probe.set_world(world);
         Ok(())
     }
@@ -386,7 +405,7 @@ impl App {
             Action::QuadUp => self.probe.nudge(0.0, -QUAD_SPEED * dt, now),
             Action::QuadDown => self.probe.nudge(0.0, QUAD_SPEED * dt, now),
             Action::CycleColors => self.set_colors(self.display.colors.next()),
-            Action::ToggleOutlines => self.display.outlines = !self.display.outlines,
+            Action::ToggleOutlines => self.display.outlines = self.display.outlines.next(),
             Action::Pause => self.paused = !self.paused,
             Action::Step => self.step_once = true,
             Action::Clear => self.clear(),
@@ -396,7 +415,9 @@ impl App {
                 let mut c = self.sim.get().config().tree;
                 match b.action {
                     Action::CapacityDown => c.leaf_capacity = (c.leaf_capacity / 2).max(1),
-                    Action::CapacityUp => c.leaf_capacity = (c.leaf_capacity * 2).min(1024),
+                    Action::CapacityUp => {
+                        c.leaf_capacity = c.leaf_capacity.saturating_mul(2).min(MAX_LEAF_CAPACITY)
+                    }
                     Action::DepthDown => c.max_depth = c.max_depth.saturating_sub(1),
                     _ => c.max_depth = (c.max_depth + 1).min(MAX_DEPTH),
                 }
@@ -497,8 +518,19 @@ impl App {
         }
     }
 
-    /// Rebuilds the tree with settings `c`, or says why they are refused.
+    /// Rebuilds the tree with settings `c`, or says why they are refused (or that they are
+    /// the tree's already, at a limit of the keys).
     pub fn set_tree(&mut self, c: Config) {
+        if c == self.sim.get().config().tree {
+            self.say(format_args!(
+                "tree unchanged (nothing rebuilt): leaf capacity {} (1 to {MAX_LEAF_CAPACITY}), \
+                 depth limit {} (0 to {MAX_DEPTH}), {} placement",
+                c.leaf_capacity,
+                c.max_depth,
+                placement_name(c.placement)
+            ));
+            return;
+        }
         match self.sim.get_mut().set_tree_config(c) {
             Ok(()) => self.say(format_args!(
                 "tree rebuilt: leaf capacity {}, depth limit {}, {} placement",
@@ -614,9 +646,7 @@ impl App {
         let tree = self.sim.get().config().tree;
         match c.field {
             Field::Stream => Value::Number(self.cursor_rate()),
-            Field::Capacity => Value::Choice(
-                (usize::BITS - 1 - tree.leaf_capacity.max(1).leading_zeros()) as usize,
-            ),
+            Field::Capacity => Value::Number(tree.leaf_capacity as f32),
             Field::Depth => Value::Number(f32::from(tree.max_depth)),
             Field::Placement => Value::Choice(usize::from(tree.placement == Placement::Loose)),
             Field::Broadphase => Value::Choice(
@@ -626,22 +656,12 @@ impl App {
                     .unwrap_or(0),
             ),
             Field::Colors => Value::Choice(self.display.colors as usize),
-            Field::Outlines => Value::On(self.display.outlines),
+            Field::Outlines => Value::Choice(self.display.outlines as usize),
             Field::Gravity => Value::On(self.sim.get().config().gravity_on),
             Field::Pause => Value::On(self.paused()),
             Field::Query => Value::Choice(self.probe.shape() as usize),
             Field::Nearest => Value::Number(self.probe.k() as f32),
-            Field::WorldScale => {
-                let scale = self.sim.get().config().world.width() / WORLD.width();
-                let distance = |s: &&str| (s.parse::<f32>().unwrap_or(1.0) - scale).abs();
-                Value::Choice(
-                    (0..WORLD_SCALES.len())
-                        .min_by(|&a, &b| {
-                            distance(&WORLD_SCALES[a]).total_cmp(&distance(&WORLD_SCALES[b]))
-                        })
-                        .unwrap_or(1),
-                )
-            }
+            Field::WorldScale => Value::Number(self.world_scale),
             Field::Threads => Value::Number(self.sim.get().threads() as f32),
             Field::Spawn | Field::Step | Field::Clear => Value::Pressed(false),
         }
@@ -652,13 +672,10 @@ impl App {
         let mut tree = self.sim.get().config().tree;
         match (c.field, value) {
             (Field::Stream, Value::Number(v)) => self.set_cursor_rate(v),
-            (Field::WorldScale, Value::Choice(i)) => {
-                let scale = WORLD_SCALES[i.min(WORLD_SCALES.len() - 1)];
-                self.rescale_world(scale.parse().unwrap_or(1.0));
-            }
+            (Field::WorldScale, Value::Number(v)) => self.rescale_world(v),
             (Field::Threads, Value::Number(v)) => self.set_threads(v.max(1.0) as usize),
-            (Field::Capacity, Value::Choice(i)) => {
-                tree.leaf_capacity = 1 << i.min(CAPACITIES.len() - 1);
+            (Field::Capacity, Value::Number(v)) => {
+                tree.leaf_capacity = v.clamp(1.0, MAX_LEAF_CAPACITY as f32) as usize;
                 self.set_tree(tree);
             }
             (Field::Depth, Value::Number(v)) => {
@@ -677,10 +694,11 @@ impl App {
                 self.set_broadphase(Broadphase::ALL[i.min(Broadphase::ALL.len() - 1)]);
             }
             (Field::Colors, Value::Choice(i)) => {
-                let all = [ColorMode::Depth, ColorMode::Speed, ColorMode::Contact];
-                self.set_colors(all[i.min(all.len() - 1)]);
+                self.set_colors(ColorMode::ALL[i.min(ColorMode::ALL.len() - 1)]);
             }
-            (Field::Outlines, Value::On(on)) => self.display.outlines = on,
+            (Field::Outlines, Value::Choice(i)) => {
+                self.display.outlines = Outlines::ALL[i.min(Outlines::ALL.len() - 1)];
+            }
             (Field::Gravity, Value::On(on)) => self.set_gravity(on),
             (Field::Pause, Value::On(on)) => self.set_paused(on),
             (Field::Query, Value::Choice(i)) => {
@@ -790,6 +808,21 @@ mod tests {
         let per_pair = estimate.ms_per_pair;
         estimate.refresh(app.sim(), real_clock);
         assert_eq!(estimate.ms_per_pair, per_pair);
+    }
+
+    #[test]
+    fn the_mean_frame_time_covers_the_frames_asked_for() {
+        let mut graph = FrameGraph::new();
+        assert_eq!(graph.mean_ms(60), 0.0);
+        graph.record(0.010);
+        graph.record(0.020);
+        assert!((graph.mean_ms(60) - 15.0).abs() < 1e-4);
+        for _ in 0..GRAPH_FRAMES {
+            graph.record(0.016);
+        }
+        graph.record(0.076);
+        assert!((graph.mean_ms(2) - 46.0).abs() < 1e-3);
+        assert!((graph.mean_ms(1000) - (0.016 * 179.0 + 0.076) * 1e3 / 180.0).abs() < 1e-3);
     }
 
     #[test]
@@ -930,6 +963,15 @@ mod tests {
         press(&mut app, Action::TogglePlacement);
         assert_ne!(app.sim().config().tree.placement, start.placement);
         assert!(app.message().unwrap().starts_with("tree rebuilt"));
+        // At a limit nothing is rebuilt, and the message says so.
+        press(&mut app, Action::DepthUp);
+        assert!(app.message().unwrap().contains("nothing rebuilt"));
+        let mut c = app.sim().config().tree;
+        c.leaf_capacity = MAX_LEAF_CAPACITY;
+        app.set_tree(c);
+        press(&mut app, Action::CapacityUp);
+        assert_eq!(app.sim().config().tree.leaf_capacity, MAX_LEAF_CAPACITY);
+        assert!(app.message().unwrap().contains("nothing rebuilt"));
     }
 
     #[test]
@@ -963,8 +1005,9 @@ mod tests {
             app.apply(c, v);
             app.read(c)
         };
-        assert_eq!(set(&mut app, "capacity=64"), Value::Choice(6));
-        assert_eq!(app.sim().config().tree.leaf_capacity, 64);
+        assert_eq!(set(&mut app, "capacity=48"), Value::Number(48.0));
+        assert_eq!(app.sim().config().tree.leaf_capacity, 48);
+        assert_eq!(set(&mut app, "capacity=100000"), Value::Number(100_000.0));
         assert_eq!(set(&mut app, "depth=4"), Value::Number(4.0));
         assert_eq!(set(&mut app, "placement=loose"), Value::Choice(1));
         assert_eq!(app.sim().config().tree.placement, Placement::Loose);
@@ -977,7 +1020,10 @@ mod tests {
         assert_eq!(set(&mut app, "threads=3"), Value::Number(3.0));
         assert_eq!(app.sim().threads(), 3);
         set(&mut app, "spawn");
-        assert_eq!(set(&mut app, "world=2"), Value::Choice(3));
+        assert_eq!(set(&mut app, "outlines=leaves"), Value::Choice(1));
+        assert_eq!(app.display.outlines, Outlines::Leaves);
+        assert_eq!(set(&mut app, "world=1.2"), Value::Number(1.2));
+        assert_eq!(set(&mut app, "world=2"), Value::Number(2.0));
         assert_eq!(app.sim().config().world.width(), 2.0 * WORLD.width());
         assert!(app.sim().is_empty(), "a new world starts empty");
         assert_eq!(app.probe.shape(), Shape::Nearest, "the query is kept");

@@ -20,7 +20,9 @@ use super::gl::as_bytes;
 #[cfg(not(target_arch = "wasm32"))]
 use super::gl::Blit;
 use super::overlay::Layer;
-use super::scene::{outline_edges, span, square_span, tint_span, Painter, Scene};
+use super::scene::{
+    outline_edges, span, square_fills, square_span, tint_span, Painter, Scene, Square,
+};
 use super::settings::Renderer;
 
 /// The canvas is opaque: drawn without blending, a software OpenGL writes each pixel once
@@ -233,9 +235,11 @@ impl Band<'_> {
             }
         }
         let side = scene.side;
-        let square = |band: &mut Self, &(x, y, rgba): &(i32, i32, [u8; 4])| {
-            if let Some([x0, y0, x1, y1]) = square_span(x, y, side, w, h) {
-                band.fill_pixels(x0, y0, x1, y1, rgba);
+        let square = |band: &mut Self, &s: &Square| {
+            for (x, y, side, rgba) in square_fills(s, side) {
+                if let Some([x0, y0, x1, y1]) = square_span(x, y, side, w, h) {
+                    band.fill_pixels(x0, y0, x1, y1, rgba);
+                }
             }
         };
         if let Some((r, rgb, alpha)) = scene.quad_tint {
@@ -250,7 +254,7 @@ impl Band<'_> {
             3 => self.small_squares::<3>(&scene.particles),
             4 => self.small_squares::<4>(&scene.particles),
             5 => self.small_squares::<5>(&scene.particles),
-            6 => self.small_squares::<6>(&scene.particles),
+            // Bordered from BORDER_FROM_SIDE on.
             _ => {
                 let (top, bottom) = (self.y0 as i32, self.y1 as i32);
                 for p in scene
@@ -281,6 +285,16 @@ impl Band<'_> {
                 if let Some([x0, y0, x1, y1]) = span(edge, w, h) {
                     self.fill_pixels(x0, y0, x1, y1, rgba);
                 }
+            }
+        }
+        for &(r, [red, green, blue, alpha]) in &scene.flashes {
+            if let Some(s) = tint_span(r, w, h) {
+                self.tint_pixels(s, [red, green, blue], alpha);
+            }
+        }
+        for &r in &scene.probe {
+            if let Some([x0, y0, x1, y1]) = tint_span(r, w, h) {
+                self.fill_pixels(x0, y0, x1, y1, scene.probe_rgba);
             }
         }
         for layer in layers {

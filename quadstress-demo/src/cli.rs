@@ -26,7 +26,7 @@ pub struct Args {
     pub headless: bool,
 
     /// Headless: number of particles.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = parse_whole::<usize>)]
     pub particles: usize,
 
     /// Headless: the world is sized so the particles cover this fraction of it.
@@ -34,7 +34,7 @@ pub struct Args {
     pub coverage: f32,
 
     /// Exit after this many frames (headless: frames to simulate; windowed: scripted run).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_whole::<u64>)]
     pub frames: Option<u64>,
 
     /// Worker threads of the simulation's phases [default: every core]. Any count gives the
@@ -48,7 +48,7 @@ pub struct Args {
     pub world_scale: f32,
 
     /// Seed of the random generator.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = parse_whole::<u64>)]
     pub seed: u64,
 
     /// Broad phase to start with.
@@ -61,11 +61,11 @@ pub struct Args {
     pub gravity: Option<Switch>,
 
     /// Items a quadtree leaf holds before it splits.
-    #[arg(long, default_value_t = Config::default().leaf_capacity)]
+    #[arg(long, default_value_t = Config::default().leaf_capacity, value_parser = parse_whole::<usize>)]
     pub capacity: usize,
 
     /// Depth limit of the quadtree.
-    #[arg(long, default_value_t = Config::default().max_depth)]
+    #[arg(long, default_value_t = Config::default().max_depth, value_parser = parse_whole::<u8>)]
     pub depth: u8,
 
     /// Where the quadtree puts an item: the smallest node containing it, or a loose node
@@ -78,7 +78,7 @@ pub struct Args {
     pub dt: f32,
 
     /// Windowed: particles spawned at start.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = parse_whole::<usize>)]
     pub spawn: usize,
 
     /// Windowed: right-click at these world coordinates on the first frame, e.g. `700,500`;
@@ -114,7 +114,7 @@ pub struct Args {
     pub panel: Vec<(&'static Control, Value, u64)>,
 
     /// Windowed: frames run before the frame times are recorded (a pile settles untimed).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = parse_whole::<u64>)]
     pub warmup: u64,
 
     /// Windowed: save the last frame to this PNG file.
@@ -232,6 +232,20 @@ impl From<Mode> for Broadphase {
     }
 }
 
+/// A whole number for a count flag: a fraction or a sign is refused with that reason, not
+/// "invalid digit".
+fn parse_whole<T: std::str::FromStr>(s: &str) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    let t = s.trim();
+    if t.contains(['.', 'e', 'E']) && t.parse::<f64>().is_ok() {
+        return Err(format!("expected a whole number, got {s:?}"));
+    }
+    t.parse()
+        .map_err(|e| format!("expected a whole number, got {s:?} ({e})"))
+}
+
 fn parse_point(s: &str) -> Result<(f32, f32), String> {
     let (x, y) = s
         .split_once(',')
@@ -245,10 +259,7 @@ fn parse_point(s: &str) -> Result<(f32, f32), String> {
 }
 
 fn parse_threads(s: &str) -> Result<usize, String> {
-    let n: usize = s
-        .trim()
-        .parse()
-        .map_err(|e| format!("bad thread count {s:?}: {e}"))?;
+    let n: usize = parse_whole(s)?;
     if !(1..=quadstress_sim::MAX_THREADS).contains(&n) {
         return Err(format!(
             "threads must be between 1 and {}, got {s:?}",

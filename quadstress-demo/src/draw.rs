@@ -5,12 +5,11 @@ use std::fmt::Write as _;
 
 use macroquad::camera::set_default_camera;
 use macroquad::color::Color;
-use macroquad::shapes::{draw_circle_lines, draw_line, draw_rectangle, draw_rectangle_lines};
+use macroquad::shapes::{draw_line, draw_rectangle, draw_rectangle_lines};
 use macroquad::text::{draw_text, measure_text};
-use macroquad::time::get_fps;
 use macroquad::window::{clear_background, screen_height, screen_width};
 
-use quadstress::{Rect, TreeStats};
+use quadstress::TreeStats;
 use quadstress_sim::{Broadphase, Particle};
 
 use super::app::App;
@@ -19,8 +18,8 @@ use super::palette::{
     speed_color, BACKGROUND, DEPTH_COLORS, FAST, FAST_SPEED, FREE, QUAD_EDGE, SLOW, TOUCHING,
 };
 use super::panel;
-use super::probe::{Outline, Shape};
-use super::scene::{ColorInputs, Painter, Scene};
+use super::probe::Shape;
+use super::scene::{ColorInputs, LeafChanges, Painter, Scene};
 use super::settings::{placement_name, ColorMode, GRAPH_FRAMES};
 use super::view::View;
 
@@ -46,7 +45,9 @@ pub struct Scratch {
     /// The controls panel, kept in a render target.
     pub panel: PanelCache,
     /// The probe's outline and its box on screen, taken while the simulation is at hand.
-    probe_edge: (Outline, (f32, f32, f32, f32)),
+    probe_box: (f32, f32, f32, f32),
+    /// The tree's leaves from frame to frame, for marking the ones that changed lately.
+    changes: LeafChanges,
 }
 
 impl Scratch {
@@ -70,10 +71,8 @@ impl Scratch {
             help: super::controls::help_lines().collect(),
             overlay,
             panel,
-            probe_edge: (
-                Outline::Rect(Rect::new(0.0, 0.0, 0.0, 0.0)),
-                (0.0, 0.0, 0.0, 0.0),
-            ),
+            probe_box: (0.0, 0.0, 0.0, 0.0),
+            changes: LeafChanges::default(),
         }
     }
 }
@@ -90,8 +89,10 @@ pub fn prepare(app: &App, view: &View, scratch: &mut Scratch) {
     // squares are made from them, in `show`.
     scratch.particles.clear();
     scratch.particles.extend_from_slice(sim.particles());
-    scratch.scene.build_around_particles(app, view);
-    scratch.probe_edge = (app.probe.outline(), view.rect_to_screen(&app.probe.rect()));
+    scratch
+        .scene
+        .build_around_particles(app, view, &mut scratch.changes);
+    scratch.probe_box = view.rect_to_screen(&app.probe.rect());
     if scratch.overlay.cached() {
         draw_overlay(app, scratch);
     }
@@ -123,11 +124,6 @@ pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
     }
     scratch.overlay.show();
     scratch.panel.show();
-    // The probe's edge above the particles and the text, so it stays visible in a crowd and
-    // wherever it is dragged (and lies over the text whether the canvas blends the text in
-    // or OpenGL draws it).
-    let (outline, quad) = scratch.probe_edge;
-    draw_probe(outline, view, quad);
 }
 
 /// The text over the world: hint, statistics, the query's report, the message, the help;
@@ -135,7 +131,7 @@ pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
 fn draw_overlay(app: &App, scratch: &mut Scratch) {
     let sim = app.sim();
     let stats = sim.tree().stats();
-    let (_, (_, qy, _, qh)) = scratch.probe_edge;
+    let (_, qy, _, qh) = scratch.probe_box;
     let report = app.report_shown();
     let (sw, sh) = (screen_width(), screen_height());
     let key = overlay_key(app, &stats, (qy + qh).to_bits());
@@ -215,26 +211,6 @@ fn text_size() -> (f32, f32) {
     }
 }
 
-/// The blue probe's outline over the particles: the quad `(x, y, w, h)` on screen, the
-/// circle inside it, or the nearest query's point and the reach of its farthest find.
-fn draw_probe(outline: Outline, view: &View, (x, y, w, h): (f32, f32, f32, f32)) {
-    match outline {
-        Outline::Rect(_) => draw_rectangle_lines(x, y, w, h, 3.0, QUAD_EDGE),
-        Outline::Circle { x, y, r } => {
-            let (sx, sy) = view.to_screen(x, y);
-            draw_circle_lines(sx, sy, r * view.scale(), 3.0, QUAD_EDGE);
-        }
-        Outline::Nearest { x, y, reach } => {
-            let (sx, sy) = view.to_screen(x, y);
-            draw_line(sx - 10.0, sy, sx + 10.0, sy, 3.0, QUAD_EDGE);
-            draw_line(sx, sy - 10.0, sx, sy + 10.0, 3.0, QUAD_EDGE);
-            if reach > 0.0 {
-                draw_circle_lines(sx, sy, reach * view.scale(), 2.0, QUAD_EDGE);
-            }
-        }
-    }
-}
-
 /// Draws `text` in a panel at `(x, y)` (or right-aligned to `x` if `right`), at least `min_w`
 /// wide; returns the panel's size.
 fn panel(
@@ -290,7 +266,8 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
     let n = sim.len() as f64;
     let brute_pairs = n * (n - 1.0).max(0.0) / 2.0;
     let tree = sim.config().tree;
-    let last = app.graph.last_ms();
+    // FPS and the frame time from one clock: the frames of the last second.
+    let frame_ms = app.graph.mean_ms(60);
     // The panel is as wide as the legend's longest line (the depth legend at depth 10); it is
     // measured before the text goes into `hud`, which it uses.
     let legend_w = draw_legend(app, stats, hud, (12.0, 0.0), false) - 12.0;
@@ -302,8 +279,8 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
          nodes {}   deepest {}   at root {}\n\
          leaf capacity {}   depth limit {}   {}\n\
          contacts {}   pairs tested {:.4}%\n",
-        get_fps(),
-        last,
+        Fps(frame_ms),
+        frame_ms.min(99_999.0),
         if app.paused() { "   PAUSED" } else { "" },
         sim.len(),
         sim.config().max_particles,
@@ -329,7 +306,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
         if sim.config().gravity_on { "on" } else { "off" },
     );
     profile_lines(app, hud);
-    hud.push_str("\nH: help   tab: hide   P: panel");
+    hud.push_str("\nms: last [mean] (max) of 3 s   H: help   tab: hide   P: panel");
     if screen_height() < 420.0 || screen_width() < 480.0 {
         // A small window keeps the world visible: the first two lines and the legend.
         let end = hud.match_indices('\n').nth(1).map_or(hud.len(), |(i, _)| i);
@@ -352,12 +329,48 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
         hud,
         (4.0, 4.0),
         false,
-        (legend_w, graph_h + 8.0 + step),
+        (legend_w, graph_h + 8.0 + 2.0 * step),
         None,
         overlay,
     );
-    draw_frame_graph(app, 12.0, 4.0 + h - graph_h - 8.0 - step, w - 16.0, graph_h);
+    let graph_top = 4.0 + h - graph_h - 8.0 - 2.0 * step;
+    draw_frame_graph(app, 12.0, graph_top, w - 16.0, graph_h);
+    draw_graph_legend(12.0, 4.0 + h - 8.0 - step);
     draw_legend(app, stats, hud, (12.0, 4.0 + h - 8.0), true);
+}
+
+/// FPS from a mean frame time in milliseconds, for the HUD: a whole number, or `--` with no
+/// time to go by (a clock that stood still, as a browser's virtual time can).
+struct Fps(f32);
+
+impl std::fmt::Display for Fps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 > 0.0 && self.0.is_finite() {
+            write!(f, "{:.0}", (1e3 / self.0).min(99_999.0))
+        } else {
+            f.write_str("--")
+        }
+    }
+}
+
+/// The frame graph's colours in words.
+const GRAPH_COLORS: [(&str, Color); 3] = [
+    ("60 FPS or more", Color::new(0.4, 0.9, 0.5, 1.0)),
+    ("30 or more", Color::new(1.0, 0.8, 0.3, 1.0)),
+    ("fewer", Color::new(1.0, 0.35, 0.3, 1.0)),
+];
+
+/// The frame graph's legend, one line from `(x, y)` (the text's baseline).
+fn draw_graph_legend(x: f32, y: f32) {
+    let (size, _) = text_size();
+    let label = "frame times:";
+    draw_text(label, x, y, size, TEXT);
+    let mut x = x + measure_text(label, None, size as u16, 1.0).width + 8.0;
+    for (text, color) in GRAPH_COLORS {
+        draw_rectangle(x, y - size * 0.7, size * 0.7, size * 0.7, color);
+        draw_text(text, x + size * 0.8, y, size, TEXT);
+        x += size * 0.8 + measure_text(text, None, size as u16, 1.0).width + 10.0;
+    }
 }
 
 /// The profile, Box2D style: the step's and the drawing's last value, `[mean]` and `(max)`
@@ -387,32 +400,25 @@ fn profile_lines(app: &App, hud: &mut String) {
 }
 
 /// Frame times of the last `GRAPH_FRAMES` frames as bars, scaled to the slowest of them, with
-/// lines at 16.7 ms (60 FPS) and 33.3 ms (30 FPS).
+/// lines at 16.7 ms (60 FPS) and 33.3 ms (30 FPS), labelled in a margin right of the bars so
+/// that no bar covers a label.
 fn draw_frame_graph(app: &App, x: f32, y: f32, w: f32, h: f32) {
-    let bar = w / GRAPH_FRAMES as f32;
+    let label_w = measure_text("33.3", None, 13, 1.0).width + 6.0;
+    let bars_w = (w - label_w).max(1.0);
+    let bar = bars_w / GRAPH_FRAMES as f32;
     let full_scale_ms = (app.graph.slowest_ms() * 1.1).max(40.0);
     for (i, ms) in app.graph.oldest_first().enumerate() {
         let bh = (ms / full_scale_ms).min(1.0) * h;
-        let color = if ms > 33.4 {
-            Color::new(1.0, 0.35, 0.3, 1.0)
-        } else if ms > 16.8 {
-            Color::new(1.0, 0.8, 0.3, 1.0)
-        } else {
-            Color::new(0.4, 0.9, 0.5, 1.0)
-        };
+        let color = GRAPH_COLORS[usize::from(ms > 16.8) + usize::from(ms > 33.4)].1;
         draw_rectangle(x + i as f32 * bar, y + h - bh, bar.max(1.0), bh, color);
     }
-    // Each line labelled above it, 16.7 at the left end and 33.3 at the right, so the labels
-    // never overlap however close the lines come.
-    for (ms, label, right) in [(16.7, "16.7 ms", false), (33.3, "33.3 ms", true)] {
+    // 33.3 above its line and 16.7 below its own (which lies lower): the labels never meet,
+    // however close the lines come.
+    for (ms, label, above) in [(16.7, "16.7", false), (33.3, "33.3", true)] {
         let ly = y + h - (ms / full_scale_ms) * h;
-        draw_line(x, ly, x + w, ly, 1.0, Color::new(1.0, 1.0, 1.0, 0.6));
-        let lx = if right {
-            x + w - measure_text(label, None, 13, 1.0).width - 2.0
-        } else {
-            x + 2.0
-        };
-        draw_text(label, lx, ly - 1.0, 13.0, TEXT);
+        draw_line(x, ly, x + bars_w, ly, 1.0, Color::new(1.0, 1.0, 1.0, 0.6));
+        let baseline = if above { ly + 3.0 } else { ly + 11.0 };
+        draw_text(label, x + bars_w + 4.0, baseline, 13.0, TEXT);
     }
 }
 
@@ -577,7 +583,7 @@ fn draw_help(lines: &[(&str, String)], overlay: &mut Overlay) {
     );
     let x = ((screen_width() - w) / 2.0).max(0.0);
     let y = ((screen_height() - h) / 2.0).max(0.0);
-    draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.94));
+    draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 1.0));
     overlay.add_box(x, y, w, h);
     draw_rectangle_lines(x, y, w, h, 2.0, QUAD_EDGE);
     draw_text("controls", x + 12.0, y + 26.0, size + 6.0, TEXT);
@@ -585,5 +591,18 @@ fn draw_help(lines: &[(&str, String)], overlay: &mut Overlay) {
         let ty = y + 50.0 + i as f32 * step;
         draw_text(label, x + 12.0, ty, size + 4.0, QUAD_EDGE);
         draw_text(help, x + 12.0 + label_w, ty, size, TEXT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fps_comes_from_the_frame_time_and_never_overflows() {
+        assert_eq!(Fps(20.0).to_string(), "50");
+        assert_eq!(Fps(1e-9).to_string(), "99999");
+        assert_eq!(Fps(0.0).to_string(), "--");
+        assert_eq!(Fps(f32::NAN).to_string(), "--");
     }
 }

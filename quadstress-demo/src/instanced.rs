@@ -12,7 +12,9 @@ use macroquad::miniquad::{
 };
 
 use super::overlay::Layer;
-use super::scene::{outline_edges, span, square_span, tint_span, Painter, Scene, Square};
+use super::scene::{
+    outline_edges, span, square_fills, square_span, tint_span, Painter, Scene, Square,
+};
 use super::settings::Renderer;
 
 const VERTEX: &str = "#version 330
@@ -149,8 +151,10 @@ impl Instanced {
         }
         let side = scene.side;
         let squares = |list: &mut Vec<Instance>, squares: &[Square]| {
-            for &(x, y, rgba) in squares {
-                list.extend(square_span(x, y, side, w, h).map(|s| instance(s, rgba)));
+            for &s in squares {
+                for (x, y, side, rgba) in square_fills(s, side) {
+                    list.extend(square_span(x, y, side, w, h).map(|s| instance(s, rgba)));
+                }
             }
         };
         squares(list, &scene.particles);
@@ -163,6 +167,12 @@ impl Instanced {
             for edge in outline_edges(r, w, h).into_iter().flatten() {
                 list.extend(span(edge, w, h).map(|s| instance(s, rgba)));
             }
+        }
+        for &(r, rgba) in &scene.flashes {
+            list.extend(tint_span(r, w, h).map(|s| instance(s, rgba)));
+        }
+        for &r in &scene.probe {
+            list.extend(tint_span(r, w, h).map(|s| instance(s, scene.probe_rgba)));
         }
         if list.is_empty() {
             return;

@@ -10,8 +10,12 @@ pub const BACKGROUND_RGBA: [u8; 4] = [18, 18, 23, 255];
 pub const FLOOR_RGBA: [u8; 4] = [28, 31, 41, 255];
 /// The blue quad's outline (opaque, so tests can find it).
 pub const QUAD_EDGE: Color = Color::new(40.0 / 255.0, 110.0 / 255.0, 1.0, 1.0);
+pub const QUAD_EDGE_RGBA: [u8; 4] = [40, 110, 255, 255];
 /// The blue quad's fill: its colour and opacity over the floor.
 pub const QUAD_FILL: ([u8; 3], u8) = ([40, 110, 255], 56);
+/// The edges of leaves that split or merged in the last second: their colour and starting
+/// opacity.
+pub const FLASH: ([u8; 3], u8) = ([255, 240, 60], 255);
 /// Particles found by the quad's query.
 pub const HIGHLIGHT: [u8; 4] = [255, 0, 255, 255];
 /// The tint of the leaves the quad's query visited, and its opacity: it lightens what is

@@ -7,13 +7,13 @@
 //! control's widget as if typed or clicked there, and on through the same path.
 
 use macroquad::hash;
-use macroquad::input::{is_mouse_button_down, MouseButton};
+use macroquad::input::{is_key_pressed, is_mouse_button_down, KeyCode, MouseButton};
 use macroquad::math::{vec2, Vec2};
 use macroquad::ui::{root_ui, widgets, Ui};
 
 use super::app::App;
 use super::controls::{Action, Binding};
-use super::panel_controls::{Control, Kind, Value, CONTROLS};
+use super::panel_controls::{Control, Field, Kind, Value, CONTROLS};
 
 /// The panel's width in pixels.
 pub const WIDTH: f32 = 300.0;
@@ -24,32 +24,77 @@ const MARGIN: f32 = 4.0;
 /// Top edge: below the blue quad's report, so the two never overlap.
 const TOP: f32 = 140.0;
 
-/// Draws the control's widget holding `value`; the user's edits land in `value`.
-fn widget(c: &Control, ui: &mut Ui, caption: &str, value: &mut Value) {
+/// Sizes of a number's `-` and `+` and of its box, and of a toggle's button.
+const STEP_BUTTON: Vec2 = Vec2::new(22.0, 20.0);
+const NUMBER_BOX: Vec2 = Vec2::new(76.0, 20.0);
+const TOGGLE_BUTTON: Vec2 = Vec2::new(50.0, 20.0);
+
+/// Draws control `c`'s widget holding `value`; the user's edits land in `value`. A number
+/// typed into its box applies on Enter; a typed value the control refuses comes back as the
+/// reason.
+fn widget(c: &Control, ui: &mut Ui, text: &mut PanelText, value: &mut Value) -> Option<String> {
     let id = hash!(c.name);
     match (c.kind, value) {
-        (Kind::Slider { min, max, whole }, Value::Number(v)) => {
-            widgets::Slider::new(id, min..max)
-                .label(caption)
-                .label_width(140.0)
-                .ui(ui, v);
-            if whole {
-                *v = v.round();
+        (kind @ Kind::Number { whole, .. }, Value::Number(v)) => {
+            if widgets::Button::new("-").size(STEP_BUTTON).ui(ui) {
+                *v = kind.step(*v, false);
+            }
+            ui.same_line(0.0);
+            // The box shows the value unless the user is typing into it.
+            let editing = text.editing == Some(c.field);
+            if !editing {
+                kind.format(*v, &mut text.number);
+            }
+            let digits = |ch: char| ch.is_ascii_digit() || (!whole && ch == '.');
+            let typed = widgets::Editbox::new(hash!(c.name, "box"), NUMBER_BOX)
+                .multiline(false)
+                .filter(&digits)
+                .ui(ui, &mut text.number);
+            if typed {
+                text.editing = Some(c.field);
+            }
+            ui.same_line(0.0);
+            if widgets::Button::new("+").size(STEP_BUTTON).ui(ui) {
+                *v = kind.step(*v, true);
+                text.editing = None;
+            }
+            ui.same_line(0.0);
+            ui.label(None, &text.caption);
+            if text.editing == Some(c.field) && is_key_pressed(KeyCode::Enter) {
+                text.editing = None;
+                match c.parse(Some(&text.number)) {
+                    Ok(Value::Number(n)) => *v = n,
+                    Ok(_) => {}
+                    Err(e) => return Some(e),
+                }
             }
         }
         (Kind::Choice(names), Value::Choice(i)) => {
+            // A value outside the names would index past them inside the combo box.
+            *i = (*i).min(names.len() - 1);
             widgets::ComboBox::new(id, names)
-                .label(caption)
+                .label(&text.caption)
                 .ratio(0.45)
                 .ui(ui, i);
         }
-        (Kind::Toggle, Value::On(on)) => widgets::Checkbox::new(id)
-            .label(caption)
-            .ratio(0.45)
-            .ui(ui, on),
-        (Kind::Button, Value::Pressed(p)) => *p = ui.button(None, caption),
+        (Kind::Toggle, Value::On(on)) => {
+            // The state in words, not only in a shade.
+            let state = if *on { "ON" } else { "off" };
+            if widgets::Button::new(state)
+                .size(TOGGLE_BUTTON)
+                .selected(*on)
+                .ui(ui)
+            {
+                *on = !*on;
+            }
+            ui.same_line(0.0);
+            ui.label(None, &text.caption);
+        }
+        // A scripted press stays pressed whatever the button says this frame.
+        (Kind::Button, Value::Pressed(p)) => *p |= ui.button(None, text.caption.as_str()),
         _ => {}
     }
+    None
 }
 
 /// Where the panel is in a `width`-pixel-wide window: top-left corner.
@@ -80,6 +125,10 @@ pub fn release_keyboard() {
 #[derive(Default)]
 pub struct PanelText {
     caption: String,
+    /// The text of the number box being drawn, or being typed into.
+    number: String,
+    /// The control whose number the user is typing (applied on Enter).
+    editing: Option<Field>,
 }
 
 /// Shows the panel (when shown with the statistics panel) and applies the user's edits and the
@@ -117,7 +166,9 @@ pub fn show(
             let current = app.read(c);
             let mut value = scripted_value(c).unwrap_or(current);
             c.caption_with_key(&mut text.caption);
-            widget(c, ui, &text.caption, &mut value);
+            if let Some(refused) = widget(c, ui, text, &mut value) {
+                app.say(format_args!("{refused}"));
+            }
             if value != current {
                 app.apply(c, value);
             }

@@ -3,10 +3,21 @@
 //! (`panel.rs`) draws it; the app (`app.rs`) reads and applies its values; `--panel` parses
 //! them here.
 
-use quadstress::MAX_DEPTH;
+use quadstress::{MAX_DEPTH, MAX_LEAF_CAPACITY};
+use quadstress_sim::MAX_THREADS;
 
 use super::controls::{label_of, Action, Action as A};
-use super::settings::MAX_NEAREST;
+use super::settings::{MAX_NEAREST, MAX_WORLD_SCALE, MIN_WORLD_SCALE};
+
+/// A whole number from `min` to `max`, stepped by `step`.
+const fn whole(min: f32, max: f32, step: Step) -> Kind {
+    Kind::Number {
+        min,
+        max,
+        whole: true,
+        step,
+    }
+}
 
 /// What a control sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,11 +56,26 @@ pub enum Field {
     Nearest,
 }
 
+/// How the `-` and `+` of a number change it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Step {
+    /// To the next multiple of this below or above.
+    Add(f32),
+    /// Divided or multiplied by this (the keys that halve and double).
+    Times(f32),
+}
+
 /// The kind of widget, and the values it takes.
 #[derive(Clone, Copy, Debug)]
 pub enum Kind {
-    /// A number in `min..=max`, whole numbers only when `whole`.
-    Slider { min: f32, max: f32, whole: bool },
+    /// A number in `min..=max`, whole numbers only when `whole`: typed into its box (Enter
+    /// applies it) or changed a step at a time with `-` and `+`.
+    Number {
+        min: f32,
+        max: f32,
+        whole: bool,
+        step: Step,
+    },
     /// One of the names.
     Choice(&'static [&'static str]),
     /// On or off.
@@ -61,7 +87,7 @@ pub enum Kind {
 /// A control's value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
-    /// A slider's number.
+    /// A number's value.
     Number(f32),
     /// A choice's index.
     Choice(usize),
@@ -86,12 +112,6 @@ pub struct Control {
     pub kind: Kind,
 }
 
-/// Leaf capacities the panel offers: the keys halve and double.
-pub const CAPACITIES: &[&str] = &[
-    "1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024",
-];
-/// World scales the panel offers (`--world-scale` takes any from 0.25 to 4).
-pub const WORLD_SCALES: &[&str] = &["0.5", "1", "1.5", "2", "3", "4"];
 /// The batch the spawn button adds.
 pub const SPAWN_BATCH: usize = 5_000;
 
@@ -114,23 +134,58 @@ const fn control(
 /// Every control, top to bottom.
 #[rustfmt::skip]
 pub const CONTROLS: &[Control] = &[
-    control(Field::Stream,     "stream",     "stream /s",     &[A::SpawnRateDown, A::SpawnRateUp], Kind::Slider { min: 10.0, max: 20_000.0, whole: true }),
+    control(Field::Stream,     "stream",     "stream /s",     &[A::SpawnRateDown, A::SpawnRateUp], whole(10.0, 50_000.0, Step::Times(1.5))),
     control(Field::Spawn,      "spawn",      "spawn 5,000",   &[],                                 Kind::Button),
-    control(Field::WorldScale, "world",      "world scale",   &[],                                 Kind::Choice(WORLD_SCALES)),
-    control(Field::Threads,    "threads",    "threads",       &[],                                 Kind::Slider { min: 1.0, max: 16.0, whole: true }),
-    control(Field::Capacity,   "capacity",   "leaf capacity", &[A::CapacityDown, A::CapacityUp],   Kind::Choice(CAPACITIES)),
-    control(Field::Depth,      "depth",      "depth limit",   &[A::DepthDown, A::DepthUp],         Kind::Slider { min: 0.0, max: MAX_DEPTH as f32, whole: true }),
+    control(Field::WorldScale, "world",      "world scale",   &[],                                 Kind::Number { min: MIN_WORLD_SCALE, max: MAX_WORLD_SCALE, whole: false, step: Step::Add(0.25) }),
+    control(Field::Threads,    "threads",    "threads",       &[],                                 whole(1.0, MAX_THREADS as f32, Step::Add(1.0))),
+    control(Field::Capacity,   "capacity",   "leaf capacity", &[A::CapacityDown, A::CapacityUp],   whole(1.0, MAX_LEAF_CAPACITY as f32, Step::Times(2.0))),
+    control(Field::Depth,      "depth",      "depth limit",   &[A::DepthDown, A::DepthUp],         whole(0.0, MAX_DEPTH as f32, Step::Add(1.0))),
     control(Field::Placement,  "placement",  "placement",     &[A::TogglePlacement],               Kind::Choice(&["exact", "loose"])),
     control(Field::Broadphase, "broadphase", "broad phase",   &[A::CycleBroadphase],               Kind::Choice(&["incremental", "rebuild", "brute"])),
     control(Field::Colors,     "colors",     "colours",       &[A::CycleColors],                   Kind::Choice(&["depth", "speed", "contact"])),
-    control(Field::Outlines,   "outlines",   "node outlines", &[A::ToggleOutlines],                Kind::Toggle),
+    control(Field::Outlines,   "outlines",   "node outlines", &[A::ToggleOutlines],                Kind::Choice(&["all", "leaves", "off"])),
     control(Field::Gravity,    "gravity",    "gravity",       &[A::ToggleGravity],                 Kind::Toggle),
     control(Field::Pause,      "pause",      "pause",         &[A::Pause],                         Kind::Toggle),
     control(Field::Step,       "step",       "single step",   &[A::Step],                          Kind::Button),
     control(Field::Clear,      "clear",      "clear",         &[A::Clear],                         Kind::Button),
     control(Field::Query,      "query",      "query",         &[A::CycleQuery],                    Kind::Choice(&["rectangle", "circle", "nearest"])),
-    control(Field::Nearest,    "k",          "k nearest",     &[],                                 Kind::Slider { min: 1.0, max: MAX_NEAREST as f32, whole: true }),
+    control(Field::Nearest,    "k",          "k nearest",     &[],                                 whole(1.0, MAX_NEAREST as f32, Step::Times(2.0))),
 ];
+
+impl Kind {
+    /// `v` as the panel shows it: a whole number without decimals, another in as few
+    /// digits as tell it apart (1.2, 0.25).
+    pub fn format(&self, v: f32, out: &mut String) {
+        use std::fmt::Write as _;
+        out.clear();
+        let _ = match self {
+            Kind::Number { whole: true, .. } => write!(out, "{v:.0}"),
+            _ => write!(out, "{v}"),
+        };
+    }
+
+    /// The value one step down (`up` false) or up from `v`, within the range.
+    pub fn step(&self, v: f32, up: bool) -> f32 {
+        let Kind::Number {
+            min,
+            max,
+            whole,
+            step,
+        } = *self
+        else {
+            return v;
+        };
+        let next = match (step, up) {
+            (Step::Times(k), true) => v * k,
+            (Step::Times(k), false) => v / k,
+            // The next multiple of the step: 1.2 goes to 1.0 or 1.25.
+            (Step::Add(s), true) => ((v / s).floor() + 1.0) * s,
+            (Step::Add(s), false) => ((v / s).ceil() - 1.0) * s,
+        };
+        let next = if whole { next.round() } else { next };
+        next.clamp(min, max)
+    }
+}
 
 impl Control {
     /// The value `text` names for this control (`--panel NAME=TEXT`): a number for a slider,
@@ -141,12 +196,22 @@ impl Control {
             (Kind::Button, None) => Ok(Value::Pressed(true)),
             (Kind::Button, Some(_)) => Err(format!("{name} is a button: it takes no value")),
             (_, None) => Err(format!("{name} needs a value: {name}=VALUE")),
-            (Kind::Slider { min, max, .. }, Some(t)) => match t.trim().parse::<f32>() {
-                Ok(v) if (min..=max).contains(&v) => Ok(Value::Number(v)),
-                _ => Err(format!(
-                    "{name} takes a number from {min} to {max}, got {t:?}"
-                )),
-            },
+            (
+                Kind::Number {
+                    min, max, whole, ..
+                },
+                Some(t),
+            ) => {
+                let what = if whole { "a whole number" } else { "a number" };
+                match t.trim().parse::<f32>() {
+                    Ok(v) if (min..=max).contains(&v) && (!whole || v.fract() == 0.0) => {
+                        Ok(Value::Number(v))
+                    }
+                    _ => Err(format!(
+                        "{name} takes {what} from {min} to {max}, got {t:?}"
+                    )),
+                }
+            }
             (Kind::Choice(names), Some(t)) => names
                 .iter()
                 .position(|n| n.eq_ignore_ascii_case(t.trim()))
@@ -202,8 +267,8 @@ mod tests {
     #[test]
     fn every_control_parses_its_values_and_refuses_others() {
         assert!(matches!(
-            parse_setting("capacity=64"),
-            Ok((c, Value::Choice(6))) if c.field == Field::Capacity
+            parse_setting("capacity=48"),
+            Ok((c, Value::Number(48.0))) if c.field == Field::Capacity
         ));
         assert!(matches!(
             parse_setting("Gravity=off"),
@@ -217,8 +282,18 @@ mod tests {
             parse_setting("query=circle"),
             Ok((_, Value::Choice(1)))
         ));
+        assert!(matches!(
+            parse_setting("world=1.2"),
+            Ok((_, Value::Number(v))) if v == 1.2
+        ));
         for bad in [
-            "capacity=3",
+            "capacity=0",
+            "capacity=1048577",
+            "capacity=2.5",
+            "threads=2.5",
+            "k=1.5",
+            "world=5",
+            "world=0.1",
             "depth=11",
             "depth=nan",
             "gravity=yes",
@@ -228,6 +303,36 @@ mod tests {
         ] {
             assert!(parse_setting(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_fraction_for_a_whole_number_is_refused_with_its_reason() {
+        let e = parse_setting("threads=2.5").unwrap_err();
+        assert!(e.contains("whole number"), "{e}");
+    }
+
+    #[test]
+    fn numbers_show_without_needless_decimals_and_step_within_their_range() {
+        let mut s = String::new();
+        let capacity = by_name("capacity").unwrap().kind;
+        let world = by_name("world").unwrap().kind;
+        capacity.format(48.0, &mut s);
+        assert_eq!(s, "48");
+        world.format(1.2, &mut s);
+        assert_eq!(s, "1.2");
+        assert_eq!(capacity.step(48.0, true), 96.0);
+        assert_eq!(capacity.step(1.0, false), 1.0);
+        assert_eq!(
+            capacity.step(MAX_LEAF_CAPACITY as f32, true),
+            MAX_LEAF_CAPACITY as f32
+        );
+        assert_eq!(world.step(1.2, true), 1.25);
+        assert_eq!(world.step(1.2, false), 1.0);
+        assert_eq!(world.step(1.0, false), 0.75);
+        assert_eq!(world.step(MAX_WORLD_SCALE, true), MAX_WORLD_SCALE);
+        let depth = by_name("depth").unwrap().kind;
+        assert_eq!(depth.step(0.0, false), 0.0);
+        assert_eq!(depth.step(5.0, true), 6.0);
     }
 
     #[test]

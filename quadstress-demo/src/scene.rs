@@ -12,15 +12,38 @@ use quadstress_sim::{Particle, Simulation};
 use super::app::App;
 use super::overlay::Layer;
 use super::palette::{
-    speed_color, BACKGROUND_RGBA, DEPTH_COLORS, FLOOR_RGBA, FREE, HIGHLIGHT, OUTLINE_COLORS,
-    QUAD_FILL, TOUCHING, VISITED_EDGE, VISITED_TINT,
+    speed_color, BACKGROUND_RGBA, DEPTH_COLORS, FLASH, FLOOR_RGBA, FREE, HIGHLIGHT, OUTLINE_COLORS,
+    QUAD_EDGE_RGBA, QUAD_FILL, TOUCHING, VISITED_EDGE, VISITED_TINT,
 };
 use super::probe::Outline;
-use super::settings::{ColorMode, Renderer};
+use super::settings::{ColorMode, Outlines, Renderer};
 use super::view::View;
 
 /// A particle or highlight: its top-left pixel and colour; every one is `side` pixels square.
 pub type Square = (i32, i32, [u8; 4]);
+
+/// The smallest particle, in pixels, drawn with a one-pixel border in a darker shade of its
+/// colour: from here on neighbours in a packed pile stay apart instead of merging into slabs.
+pub const BORDER_FROM_SIDE: i32 = 6;
+
+/// The colour of a particle's border: its own, darker.
+#[inline]
+pub fn border_color([r, g, b, a]: [u8; 4]) -> [u8; 4] {
+    let dark = |c: u8| (u16::from(c) * 9 / 16) as u8;
+    [dark(r), dark(g), dark(b), a]
+}
+
+/// The fills that draw square `(x, y, rgba)` of `side` pixels: the square, and over it its
+/// inside in the particle's colour when it gets a border. Both painters draw squares so.
+#[inline]
+pub fn square_fills(
+    (x, y, rgba): Square,
+    side: i32,
+) -> impl Iterator<Item = (i32, i32, i32, [u8; 4])> {
+    let bordered = side >= BORDER_FROM_SIDE;
+    let outer = if bordered { border_color(rgba) } else { rgba };
+    std::iter::once((x, y, side, outer)).chain(bordered.then_some((x + 1, y + 1, side - 2, rgba)))
+}
 
 /// What a frame draws below the text, in window pixels.
 #[derive(Debug, Default)]
@@ -43,6 +66,14 @@ pub struct Scene {
     /// One-pixel outlines: the pixel columns and rows `[x0, y0, x1, y1]` (edges included)
     /// and colour; later ones over earlier ones.
     pub outlines: Vec<([f32; 4], [u8; 4])>,
+    /// The edges of leaves that split or merged in the last second, over the outlines:
+    /// fills `[x, y, w, h]` and a colour whose alpha is its opacity (fading with the leaf's
+    /// age).
+    pub flashes: Vec<([f32; 4], [u8; 4])>,
+    /// The blue probe's edge, over everything else of the scene (and under the text): fills
+    /// `[x, y, w, h]` in [`probe_rgba`](Self::probe_rgba).
+    pub probe: Vec<[f32; 4]>,
+    pub probe_rgba: [u8; 4],
     /// The nodes' outline boxes and depths in node order, before they are sorted by depth.
     pub(super) by_depth: Vec<(u8, [f32; 4])>,
     /// Side of every particle in world units, for culling.
@@ -234,6 +265,9 @@ impl PartialEq for Scene {
             && self.tints == other.tints
             && self.highlights == other.highlights
             && self.outlines == other.outlines
+            && self.flashes == other.flashes
+            && self.probe == other.probe
+            && self.probe_rgba == other.probe_rgba
     }
 }
 
@@ -255,12 +289,17 @@ impl Scene {
         self.highlights.extend_from_slice(&other.highlights);
         self.outlines.clear();
         self.outlines.extend_from_slice(&other.outlines);
+        self.flashes.clear();
+        self.flashes.extend_from_slice(&other.flashes);
+        self.probe.clear();
+        self.probe.extend_from_slice(&other.probe);
+        self.probe_rgba = other.probe_rgba;
     }
 
     /// The scene of `app` seen through `view`, its colours from `colors`.
     #[cfg(test)]
     pub fn build(&mut self, app: &App, view: &View, colors: &ColorInputs) {
-        self.build_around_particles(app, view);
+        self.build_around_particles(app, view, &mut LeafChanges::default());
         self.fill_particles(app.sim().particles(), view, colors);
     }
 
@@ -287,8 +326,9 @@ impl Scene {
 
     /// Everything of the scene but the particles' squares (see
     /// [`fill_particles`](Self::fill_particles)): the floor, the quad, the query's tints and
-    /// highlights, the node outlines.
-    pub fn build_around_particles(&mut self, app: &App, view: &View) {
+    /// highlights, the node outlines, the leaves that changed lately (`changes` remembers
+    /// them from frame to frame), the probe's edge.
+    pub fn build_around_particles(&mut self, app: &App, view: &View, changes: &mut LeafChanges) {
         let sim = app.sim();
         self.background = BACKGROUND_RGBA;
         self.floor = Some((xywh(view.rect_to_screen(&sim.config().world)), FLOOR_RGBA));
@@ -323,13 +363,24 @@ impl Scene {
         self.outlines.clear();
         let tree = sim.tree();
         let config = sim.config().tree;
-        if app.display.outlines {
+        self.flashes.clear();
+        if app.display.outlines != Outlines::Off {
+            let leaves_only = app.display.outlines == Outlines::Leaves;
             // Deepest first, so the shallow split lines stay visible on top of the deep ones
             // that share them; in node order within a depth. One walk over the nodes, then a
             // counting sort by depth.
             let mut per_depth = [0usize; MAX_DEPTH as usize + 2];
             self.by_depth.clear();
+            changes.leaves.clear();
+            let world = tree.world();
             for node in tree.nodes() {
+                if node.is_leaf {
+                    changes
+                        .leaves
+                        .push((leaf_key(&world, &node.rect, node.depth), node.rect));
+                } else if leaves_only {
+                    continue;
+                }
                 let b = node_box(
                     view,
                     &node.rect,
@@ -355,6 +406,22 @@ impl Scene {
                 self.outlines[*at] = (b, color);
                 *at += 1;
             }
+            changes.update(app.now());
+            let [r, g, b] = FLASH.0;
+            for &(rect, age) in &changes.recent {
+                let alpha = (f64::from(FLASH.1) * (1.0 - age / FLASH_SECONDS)).round() as u8;
+                let (x, y, w, h) = view.rect_to_screen(&rect);
+                let t = FLASH_EDGE.min(w / 2.0).min(h / 2.0);
+                let color = [r, g, b, alpha];
+                self.flashes.extend([
+                    ([x, y, w, t], color),
+                    ([x, y + h - t, w, t], color),
+                    ([x, y + t, t, h - 2.0 * t], color),
+                    ([x + w - t, y + t, t, h - 2.0 * t], color),
+                ]);
+            }
+        } else {
+            changes.forget();
         }
         if report {
             for (rect, _) in app.probe.visited().iter().filter(|(_, leaf)| *leaf) {
@@ -362,6 +429,138 @@ impl Scene {
                 self.outlines.push((b, VISITED_EDGE));
             }
         }
+        self.probe_rgba = QUAD_EDGE_RGBA;
+        self.probe.clear();
+        let rows = view.screen_height();
+        match app.probe.outline() {
+            Outline::Rect(r) => {
+                let (x, y, w, h) = view.rect_to_screen(&r);
+                let t = PROBE_EDGE;
+                self.probe.extend([
+                    [x, y, w, t],
+                    [x, y + h - t, w, t],
+                    [x, y, t, h],
+                    [x + w - t, y, t, h],
+                ]);
+            }
+            Outline::Circle { x, y, r } => {
+                let (sx, sy) = view.to_screen(x, y);
+                ring(
+                    &mut self.probe,
+                    (sx, sy),
+                    r * view.scale(),
+                    PROBE_EDGE,
+                    rows,
+                );
+            }
+            Outline::Nearest { x, y, reach } => {
+                let (sx, sy) = view.to_screen(x, y);
+                let (arm, t) = (10.0, PROBE_EDGE);
+                self.probe.extend([
+                    [sx - arm, sy - t / 2.0, 2.0 * arm, t],
+                    [sx - t / 2.0, sy - arm, t, 2.0 * arm],
+                ]);
+                if reach > 0.0 {
+                    ring(&mut self.probe, (sx, sy), reach * view.scale(), 2.0, rows);
+                }
+            }
+        }
+    }
+}
+
+/// Thickness of the blue probe's edge, in pixels.
+const PROBE_EDGE: f32 = 3.0;
+/// Thickness of a changed leaf's edge, in pixels.
+const FLASH_EDGE: f32 = 2.0;
+/// How long a leaf that split or merged stays marked, in seconds.
+const FLASH_SECONDS: f64 = 1.0;
+
+/// A ring of `thickness` pixels around the circle of radius `r` about `(cx, cy)`, as one or
+/// two fills per pixel row (rows `0..rows` of the window only).
+fn ring(out: &mut Vec<[f32; 4]>, (cx, cy): (f32, f32), r: f32, thickness: f32, rows: f32) {
+    let (outer, inner) = (r + thickness / 2.0, (r - thickness / 2.0).max(0.0));
+    let top = (cy - outer).floor().max(0.0);
+    let bottom = (cy + outer).ceil().min(rows);
+    let mut y = top;
+    while y < bottom {
+        // The row's middle, against both circles.
+        let dy = (y + 0.5 - cy).abs();
+        if dy < outer {
+            let xo = (outer * outer - dy * dy).sqrt();
+            if dy < inner {
+                let xi = (inner * inner - dy * dy).sqrt();
+                out.push([cx - xo, y, xo - xi, 1.0]);
+                out.push([cx + xi, y, xo - xi, 1.0]);
+            } else {
+                out.push([cx - xo, y, 2.0 * xo, 1.0]);
+            }
+        }
+        y += 1.0;
+    }
+}
+
+/// A leaf's identity from frame to frame: its depth and its cell's column and row.
+fn leaf_key(world: &Rect, rect: &Rect, depth: u8) -> u64 {
+    let col = ((rect.min_x - world.min_x) / rect.width().max(f32::MIN_POSITIVE)).round() as u64;
+    let row = ((rect.min_y - world.min_y) / rect.height().max(f32::MIN_POSITIVE)).round() as u64;
+    (u64::from(depth) << 48) | ((col & 0xFF_FFFF) << 24) | (row & 0xFF_FFFF)
+}
+
+/// The tree's leaves from frame to frame, and which of them became leaves in the last
+/// [`FLASH_SECONDS`]: a leaf is new where a node split (its children) or merged (itself).
+/// Lists are reused; nothing is allocated once they have grown.
+#[derive(Debug, Default)]
+pub struct LeafChanges {
+    /// This frame's leaves: key and cell.
+    leaves: Vec<(u64, Rect)>,
+    /// Every leaf of the last frame and when it became one, sorted by key.
+    born: Vec<(u64, f64)>,
+    next: Vec<(u64, f64)>,
+    /// The leaves that changed lately and their age in seconds.
+    pub recent: Vec<(Rect, f64)>,
+}
+
+impl LeafChanges {
+    /// Compares this frame's [`leaves`](Self::leaves) with the last frame's at time `now`.
+    /// A change of most leaves at once (the first frame, a rebuild with other settings, a
+    /// cleared world) is not the tree adapting, and is not marked.
+    fn update(&mut self, now: f64) {
+        self.leaves.sort_unstable_by_key(|&(key, _)| key);
+        self.next.clear();
+        self.recent.clear();
+        let mut old = self.born.iter().peekable();
+        let mut fresh = 0;
+        for &(key, _) in &self.leaves {
+            while old.next_if(|&&(k, _)| k < key).is_some() {}
+            let born = match old.next_if(|&&(k, _)| k == key) {
+                Some(&(_, at)) => at,
+                None => {
+                    fresh += 1;
+                    now
+                }
+            };
+            self.next.push((key, born));
+        }
+        if self.born.is_empty() || fresh * 2 > self.leaves.len() {
+            for (_, at) in &mut self.next {
+                if *at == now {
+                    *at = f64::NEG_INFINITY;
+                }
+            }
+        }
+        std::mem::swap(&mut self.born, &mut self.next);
+        for (&(_, rect), &(_, at)) in self.leaves.iter().zip(&self.born) {
+            let age = now - at;
+            if (0.0..FLASH_SECONDS).contains(&age) {
+                self.recent.push((rect, age));
+            }
+        }
+    }
+
+    /// Forgets the leaves (outlines off): when they come back, nothing is marked at once.
+    fn forget(&mut self) {
+        self.born.clear();
+        self.recent.clear();
     }
 }
 
@@ -459,5 +658,83 @@ mod tests {
         let mut again = Scene::default();
         again.build(&app, &view, &ColorInputs::default());
         assert!(again == scene);
+    }
+
+    /// The 4^depth cells of the unit world at `depth`, as `(key, cell)` leaves.
+    fn grid(depth: u8) -> Vec<(u64, Rect)> {
+        let world = Rect::new(0.0, 0.0, 1.0, 1.0);
+        let n = 1u32 << depth;
+        let side = 1.0 / n as f32;
+        let mut cells = Vec::new();
+        for i in 0..n {
+            for j in 0..n {
+                let r = Rect::from_min_size(i as f32 * side, j as f32 * side, side, side);
+                cells.push((leaf_key(&world, &r, depth), r));
+            }
+        }
+        cells
+    }
+
+    #[test]
+    fn leaves_that_split_are_marked_for_a_second_and_a_rebuild_is_not() {
+        // The first frame marks nothing.
+        let mut changes = LeafChanges {
+            leaves: grid(2),
+            ..LeafChanges::default()
+        };
+        changes.update(10.0);
+        assert!(changes.recent.is_empty());
+        // One of the 16 leaves splits into 4: the 4 children are new.
+        let split = changes.leaves[5].1;
+        let mut leaves = grid(2);
+        leaves.remove(5);
+        leaves.extend(grid(3).into_iter().filter(|(_, r)| split.contains_rect(r)));
+        changes.leaves = leaves.clone();
+        changes.update(10.5);
+        assert_eq!(changes.recent.len(), 4);
+        assert!(changes
+            .recent
+            .iter()
+            .all(|(r, age)| split.contains_rect(r) && *age == 0.0));
+        // Still marked half a second later, gone after a second.
+        changes.leaves = leaves.clone();
+        changes.update(11.0);
+        assert_eq!(changes.recent.len(), 4);
+        changes.leaves = leaves;
+        changes.update(11.6);
+        assert!(changes.recent.is_empty());
+        // Every leaf new at once (a rebuild with other settings): nothing is marked.
+        changes.leaves = grid(4);
+        changes.update(12.0);
+        assert!(changes.recent.is_empty());
+    }
+
+    #[test]
+    fn a_ring_covers_its_circle_and_not_its_middle() {
+        let mut fills = Vec::new();
+        ring(&mut fills, (100.0, 100.0), 40.0, 3.0, 1000.0);
+        let covered = |x: f32, y: f32| {
+            fills
+                .iter()
+                .any(|&[fx, fy, w, h]| x >= fx && x < fx + w && y >= fy && y < fy + h)
+        };
+        for k in 0..64 {
+            let a = k as f32 / 64.0 * std::f32::consts::TAU;
+            assert!(
+                covered(100.0 + 40.0 * a.cos(), 100.0 + 40.0 * a.sin()),
+                "{a}"
+            );
+        }
+        assert!(!covered(100.0, 100.0) && !covered(120.0, 100.0));
+    }
+
+    #[test]
+    fn particles_from_six_pixels_get_a_darker_border() {
+        let c = [200, 100, 50, 255];
+        let small: Vec<_> = square_fills((0, 0, c), 5).collect();
+        assert_eq!(small, [(0, 0, 5, c)]);
+        let big: Vec<_> = square_fills((0, 0, c), 6).collect();
+        assert_eq!(big, [(0, 0, 6, border_color(c)), (1, 1, 4, c)]);
+        assert!(border_color(c)[..3].iter().zip(&c[..3]).all(|(b, c)| b < c));
     }
 }

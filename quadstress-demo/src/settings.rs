@@ -88,13 +88,35 @@ impl ColorMode {
     }
 }
 
+/// Which node outlines are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Outlines {
+    /// Every node's, the deep ones under the shallow.
+    #[default]
+    All,
+    /// The leaves' only: where the items are, without the lines of the nodes above them.
+    Leaves,
+    /// None.
+    Off,
+}
+
+impl Outlines {
+    /// Every choice, in the order `O` cycles them.
+    pub const ALL: [Outlines; 3] = [Outlines::All, Outlines::Leaves, Outlines::Off];
+
+    /// The next choice, wrapping around.
+    pub fn next(self) -> Self {
+        Self::ALL[(self as usize + 1) % Self::ALL.len()]
+    }
+}
+
 /// What is drawn, and which overlays are open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Display {
     /// What the particles' colours mean.
     pub colors: ColorMode,
-    /// Node outlines.
-    pub outlines: bool,
+    /// Which node outlines are drawn.
+    pub outlines: Outlines,
     /// The statistics panel.
     pub hud: bool,
     /// The help overlay.
@@ -104,9 +126,10 @@ pub struct Display {
 }
 
 impl Display {
-    /// Whether the controls panel is on screen: it hides with the statistics panel.
+    /// Whether the controls panel is on screen: it hides with the statistics panel, and
+    /// under the help (which would otherwise lie under it).
     pub fn panel_shown(&self) -> bool {
-        self.hud && self.panel
+        self.hud && self.panel && !self.help
     }
 }
 
@@ -114,7 +137,7 @@ impl Default for Display {
     fn default() -> Self {
         Display {
             colors: ColorMode::default(),
-            outlines: true,
+            outlines: Outlines::All,
             hud: true,
             help: false,
             panel: true,

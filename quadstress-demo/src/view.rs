@@ -102,6 +102,11 @@ impl View {
         }
     }
 
+    /// The window's height in pixels.
+    pub fn screen_height(&self) -> f32 {
+        self.height
+    }
+
     /// Screen pixels per world unit.
     pub fn scale(&self) -> f32 {
         self.scale

@@ -46,8 +46,7 @@ pub fn run_window(args: Args) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     app.display.colors = args.colors;
     if args.world_scale != 1.0 {
-        app.set_world_scale(args.world_scale)
-            .map_err(|e| e.to_string())?;
+        app.set_world_scale(args.world_scale)?;
     }
     if let Some(threads) = args.threads {
         app.sim_mut()

@@ -213,3 +213,20 @@ fn a_pile_reports_its_column_steps_after_its_packing() {
     let gas = stdout_of(&["--headless", "--particles", "200", "--frames", "2"]);
     assert!(!gas.contains("pile.column_step"), "{gas}");
 }
+
+#[test]
+fn whole_number_settings_refuse_fractions_from_the_flags_and_the_panel() {
+    for args in [
+        &["--capacity", "2.5"][..],
+        &["--depth", "3.5"],
+        &["--spawn", "1e3"],
+        &["--threads", "2.5"],
+        &["--frames", "4.0"],
+        &["--panel", "threads=2.5@2"],
+        &["--panel", "capacity=48.5@1"],
+        &["--panel", "k=1.5@1"],
+    ] {
+        let stderr = refused(args);
+        assert!(stderr.contains("whole number"), "{args:?}: {stderr}");
+    }
+}

@@ -423,8 +423,8 @@ fn particles_are_squares_of(zoom: &str, side: usize) {
         zoom,
         "--center",
         "1536,1152",
-        "--press",
-        "O@1",
+        "--panel",
+        "outlines=off@1",
         "--press",
         "tab@1",
         "--screenshot",
@@ -436,6 +436,30 @@ fn particles_are_squares_of(zoom: &str, side: usize) {
     );
     let img = Png::read(&shot);
     let free = [60, 75, 100];
+    if side >= 6 {
+        // A one-pixel darker border around the particle's colour: lone particles show as
+        // (side - 2)-pixel squares ringed by the border.
+        let border = [60u16, 75, 100].map(|c| (c * 9 / 16) as u8);
+        let inner = side - 2;
+        let ringed = blobs(&img, free)
+            .iter()
+            .filter(|([x0, y0, x1, y1], n)| {
+                *x0 > 0 && *y0 > 0 && *x1 + 1 < img.width && *y1 + 1 < img.height && {
+                    let square = (x1 - x0 + 1, y1 - y0 + 1, *n) == (inner, inner, inner * inner);
+                    let ring = (x0 - 1..=x1 + 1)
+                        .all(|x| img.is(x, y0 - 1, border) && img.is(x, y1 + 1, border))
+                        && (y0 - 1..=y1 + 1)
+                            .all(|y| img.is(x0 - 1, y, border) && img.is(x1 + 1, y, border));
+                    square && ring
+                }
+            })
+            .count();
+        assert!(
+            ringed >= 10,
+            "only {ringed} bordered particles of {side} px"
+        );
+        return;
+    }
     let found = blobs(&img, free);
     // Overlapping particles merge into larger blobs; the lone ones must all be exact squares.
     let lone: Vec<_> = found.iter().filter(|(_, n)| *n <= side * side).collect();
@@ -639,19 +663,50 @@ fn the_panel_sets_what_the_keys_set() {
         .parse()
         .unwrap();
     assert!((287_000..=288_000).contains(&cap), "{cap}");
-    // Buttons: spawn adds a batch, clear empties the world; a hidden panel still takes them.
+    // Buttons: spawn adds a batch, clear empties the world, with the panel shown and with
+    // it hidden.
+    for hidden in [false, true] {
+        let mut args = vec![
+            "--frames", "6", "--panel", "spawn@2", "--panel", "clear@3", "--panel", "spawn@5",
+        ];
+        if hidden {
+            args.extend(["--press", "tab@1"]);
+        }
+        let stdout = run(&args);
+        assert_eq!(
+            summary(&stdout, "particles"),
+            "5000 count",
+            "hidden: {hidden}"
+        );
+        let stdout = run(&["--frames", "4", "--spawn", "300", "--panel", "clear@2"]);
+        assert_eq!(summary(&stdout, "particles"), "0 count");
+    }
+    // Any leaf capacity and world scale the flags take, and the keys at their limits.
     let stdout = run(&[
-        "--frames", "6", "--press", "tab@1", "--panel", "spawn@2", "--panel", "clear@4", "--panel",
-        "spawn@5",
+        "--frames",
+        "4",
+        "--spawn",
+        "300",
+        "--capacity",
+        "100000",
+        "--world-scale",
+        "1.2",
+        "--panel",
+        "capacity=2048@2",
+        "--press",
+        "]@3",
     ]);
-    assert_eq!(summary(&stdout, "particles"), "5000 count");
+    assert_eq!(summary(&stdout, "leaf_capacity"), "4096 items");
+    let stdout = run(&["--frames", "3", "--capacity", "1048576", "--press", "]@2"]);
+    assert_eq!(summary(&stdout, "leaf_capacity"), "1048576 items");
+    assert!(stdout.contains("nothing rebuilt"), "{stdout}");
     // A bad setting is refused before a window opens.
     let out = std::process::Command::new(BIN)
-        .args(["--panel", "capacity=3@2"])
+        .args(["--panel", "capacity=0@2"])
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("capacity is one of"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("capacity takes a whole number"));
 }
 
 #[test]
@@ -1074,4 +1129,76 @@ fn the_screenshot_shows_the_controls_panel() {
     let (shown, hidden) = (light(false), light(true));
     assert!(shown > 280 * 350 / 2, "{shown} light pixels with the panel");
     assert!(hidden < 280 * 350 / 20, "{hidden} light pixels without it");
+}
+
+/// Pixels of colour `rgb` in the screen box `[x0, x1) x [y0, y1)`.
+fn count_in(img: &Png, rgb: [u8; 3], [x0, y0, x1, y1]: [usize; 4]) -> usize {
+    (y0..y1.min(img.height))
+        .flat_map(|y| (x0..x1.min(img.width)).map(move |x| (x, y)))
+        .filter(|&(x, y)| img.is(x, y, rgb))
+        .count()
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_blue_quad_lies_under_the_controls_panel() {
+    // World (2700, 700) puts the whole quad where the panel is in a 1024-pixel-wide window:
+    // x 800 to 1000, y 158 to 308 (the panel: x 720 to 1020, y 140 to 522).
+    let panel_box = [720, 140, 1020, 522];
+    let mut counts = Vec::new();
+    for hide_panel in [false, true] {
+        let shot = temp_png(&format!("quad_under_panel_{hide_panel}.png"));
+        let mut args = vec![
+            "--frames",
+            "3",
+            "--right-click",
+            "2700,700",
+            "--screenshot",
+            shot.to_str().unwrap(),
+        ];
+        if hide_panel {
+            args.extend(["--press", "P@1"]);
+        }
+        let stdout = run(&args);
+        assert!(stdout.contains("quad report:"), "{stdout}");
+        counts.push(count_in(&Png::read(&shot), QUAD_EDGE, panel_box));
+    }
+    assert_eq!(counts[0], 0, "the quad's edge shows over the panel");
+    assert!(counts[1] > 500, "the quad's edge is missing: {counts:?}");
+}
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn leaves_only_outlines_and_the_leaves_that_changed_show() {
+    const ROOT_OUTLINE: [u8; 3] = [255, 255, 255];
+    const FLASH: [u8; 3] = [255, 240, 60];
+    let whole = [0, 0, usize::MAX, usize::MAX];
+    let shot_of = |outlines: &str| {
+        let shot = temp_png(&format!("outlines_{outlines}.png"));
+        run(&[
+            "--spawn",
+            "20000",
+            "--frames",
+            "30",
+            "--press",
+            "tab@1",
+            "--panel",
+            &format!("outlines={outlines}@1"),
+            "--screenshot",
+            shot.to_str().unwrap(),
+        ]);
+        Png::read(&shot)
+    };
+    let (all, leaves, off) = (shot_of("all"), shot_of("leaves"), shot_of("off"));
+    // The root is no leaf in a crowd: its outline (the world's border) goes with the
+    // leaves-only view, and the leaves' lines stay.
+    assert!(count_in(&all, ROOT_OUTLINE, whole) > 1000);
+    assert_eq!(count_in(&leaves, ROOT_OUTLINE, whole), 0);
+    // Falling particles make leaves split and merge every frame: their edges are marked.
+    assert!(count_in(&all, FLASH, whole) > 50, "no changed leaf marked");
+    assert!(
+        count_in(&leaves, FLASH, whole) > 50,
+        "no changed leaf marked"
+    );
+    assert_eq!(count_in(&off, FLASH, whole), 0);
 }
