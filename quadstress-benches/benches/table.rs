@@ -340,17 +340,9 @@ fn boxes_1m_800x600() -> bool {
         let mut ids = Vec::with_capacity(rects.len());
         let (bulk, _) = median(5, || rebuild_bulk(&mut tree, &rects, &mut ids));
         line(&format!("{t}.rebuild_bulk"), ms(bulk), "ms");
-        // The queries below run on a tree whose straddlers are sorted, as a caller about to
-        // query a large tree many times sorts it: the sort timed apart, on fresh bulk builds.
-        let mut sorts: Vec<f64> = Vec::new();
-        for _ in 0..3 {
-            rebuild_bulk(&mut tree, &rects, &mut ids);
-            let t = Instant::now();
-            tree.sort_straddlers();
-            sorts.push(t.elapsed().as_secs_f64());
-        }
-        let sort = quadstress_sim::percentile(&mut sorts, 0.5).expect("three sorts");
-        line(&format!("{t}.sort_straddlers"), sort * 1e3, "ms");
+        // The queries below run on the tree as the bulk build leaves it, straddlers sorted,
+        // with no further call.
+        rebuild_bulk(&mut tree, &rects, &mut ids);
         let (tq, hits) = median(21, || tree_queries(&tree, &[centre], &mut out));
         assert_eq!(
             hits as usize, brute_hits,

@@ -1,6 +1,6 @@
 //! A driver for profiling region queries among a million boxes: builds the table bench's
 //! `boxes_1m_800x600` workload in shape (1,000,000 boxes 32x32 in 800x600, from its own
-//! generator), sorts the straddlers, then runs random 32x32 queries that visit their hits,
+//! generator) in bulk, which sorts the straddlers, then runs random 32x32 queries that visit their hits,
 //! and prints the time per query and the hits. `VEC=1` collects handles with `query_rect`
 //! instead; `SMALL=1` runs 10x10 queries among 100,000 boxes of side 2 instead (the
 //! `queries_10x10` workload's shape); `SAME=1` puts every query at one place.
@@ -46,10 +46,8 @@ fn main() {
         let y = next_unit(&mut s) * (world.max_y - side);
         (Rect::from_min_size(x, y, side, side), i)
     });
+    // The bulk build leaves the straddlers sorted.
     tree.insert_many(items, &mut ids).unwrap();
-    if !small {
-        tree.sort_straddlers();
-    }
     // `SAME=1`: every query at the first one's place, so its items stay in the caches.
     let same = std::env::var("SAME").is_ok();
     let rects: Vec<Rect> = (0..queries)

@@ -164,15 +164,17 @@ impl<T> Quadtree<T> {
     ///
     /// Faster than inserting one by one, most of all into an empty tree: items go straight
     /// to their final nodes instead of being moved down by every split. The result is the same
-    /// tree shape as one-by-one insertion of the same items would reach. Existing items keep
-    /// their handles. With the `rayon` feature,
+    /// tree shape as one-by-one insertion of the same items would reach, with its straddlers
+    /// sorted for region queries as [`sort_straddlers`](Self::sort_straddlers) leaves them.
+    /// Existing items keep their handles. With the `rayon` feature,
     /// [`par_insert_many`](Self::par_insert_many) builds the same tree on every core.
     ///
     /// All or nothing: every rectangle is checked before anything changes.
     ///
     /// # Runtime
     /// O(n + items already stored + 4^max_depth) for the table of cells, which stays
-    /// allocated for the next call: call it every frame to rebuild without allocating.
+    /// allocated for the next call (call it every frame to rebuild without allocating), and
+    /// O(s log s) for the sort of the s items kept in internal nodes.
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for any bad rectangle,
@@ -290,6 +292,7 @@ impl<T> Quadtree<T> {
             self.scatter_staged(&mut b, values_from, value_of);
             b.clear_items();
             self.bulk = b;
+            self.sort_straddlers();
             return;
         }
         // Staged items that fit in the last-level cache are read where they lie, through
@@ -320,6 +323,7 @@ impl<T> Quadtree<T> {
         b.clear_items();
         self.bulk = b;
         self.point_slots();
+        self.sort_straddlers();
     }
 
     /// Stages 3 and 4 of a small build in one pass: the node lists, each reserved to its size

@@ -64,9 +64,10 @@
 //!   sorted in two halves, by which side of the line each entry's middle lay on, and each
 //!   half keeps the extent across the line its entries cover (grow-only): a query beside the
 //!   line skips the far half, whose entries it would meet along the line but not across it.
-//!   [`Quadtree::sort_straddlers`] sorts on demand; nothing else sorts (a bulk build neither,
-//!   as the order of the items is the order of the pairs a simulation resolves), so inserts
-//!   and moves stay O(1): an item that joins a group waits in its unsorted
+//!   The bulk builds end by sorting ([`Quadtree::sort_straddlers`], which also sorts on
+//!   demand), by the keys with ties in list order, so the order of the items (the order of
+//!   the pairs a simulation resolves) depends on the items alone; inserts and moves do not
+//!   sort, so they stay O(1): an item that joins a group waits in its unsorted
 //!   tail, an item that moves keeps its place and the run widens its reach (how far any key
 //!   has drifted, and the longest extent) to cover it, and a hole a removal leaves is filled
 //!   like a move. The cost: a run's reach only grows until the next sort, so after much
@@ -107,8 +108,8 @@
 //!   node however small it is (with many items, about `2 * item side / world side` of them
 //!   sit at the root). The bands keep queries away from the lines from scanning them, and
 //!   sorted runs let a query on a line read only the stretch of the line it covers; but only
-//!   after [`Quadtree::sort_straddlers`]: until then a query on a line scans every
-//!   straddler of that line's band.
+//!   in a tree built in bulk or after [`Quadtree::sort_straddlers`]: in a tree built one by
+//!   one a query on a line scans every straddler of that line's band.
 //! - A one-by-one build of a million items into a fresh tree is bound by the first write to
 //!   fresh memory (page faults), not by placement: a comparable share of its time goes to
 //!   faulting in the pages the lists need.

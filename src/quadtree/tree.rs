@@ -392,14 +392,17 @@ impl<T> Quadtree<T> {
     /// Sorts the items that cross the centre lines of the internal nodes along the lines
     /// they cross, so that a region query reads only the part of each such list that its
     /// range meets. Each list is sorted in two halves, by the side of the line each item's
-    /// middle lies on, so a query beside the line also skips the half on the far side. Call
-    /// it after building a large tree and before many region queries:
-    /// items inserted or moved to another node afterwards wait in unsorted tails that every
-    /// query near the line scans whole, and items that move within their node keep their
-    /// place while the sorted list widens its reach to cover them, so queries near the lines
-    /// slow down again as items move far along them. Answers never depend on it. Nothing else
-    /// sorts (bulk builds neither): the order of a node's items is also the order in which
-    /// the pair search reports pairs, which a simulation may depend on.
+    /// middle lies on, so a query beside the line also skips the half on the far side. The
+    /// bulk builds ([`insert_many`](Self::insert_many), `par_insert_many`,
+    /// [`set_config`](Self::set_config)) end with it, so a tree built in bulk needs no call.
+    /// Call it after one-by-one inserts and before many region queries: items inserted or
+    /// moved to another node afterwards wait in unsorted tails that every query near the line
+    /// scans whole, and items that move within their node keep their place while the sorted
+    /// list widens its reach to cover them, so queries near the lines slow down again as items
+    /// move far along them. Answers never depend on it. The order it leaves depends only on
+    /// the items (the sort keys, ties by their order before), never on timing or threads:
+    /// the order of a node's items is also the order in which the pair search reports pairs,
+    /// which a simulation may depend on.
     ///
     /// Handles stay valid, and no item moves to another node.
     ///
