@@ -71,7 +71,7 @@ fn main() -> Result<(), quadstress::QuadtreeError> {
             tree.update(b.id, Rect::from_min_size(b.x, b.y, SIDE, SIDE))?;
         }
         pairs.clear();
-        total_pairs += tree.pairs(&mut pairs);
+        total_pairs += tree.query_pairs(&mut pairs);
         if frame == 0 {
             check_against_brute_force(&tree, &pairs);
         }
@@ -89,7 +89,7 @@ fn main() -> Result<(), quadstress::QuadtreeError> {
 /// The tree's pairs against a test of every pair of boxes (quadratic: first frame only).
 fn check_against_brute_force(tree: &Quadtree<u32>, pairs: &[(ItemId, ItemId)]) {
     let items: Vec<(ItemId, Rect)> = tree.iter().map(|item| (item.id, item.rect)).collect();
-    let mut want = quadstress::oracle::pairs(&items);
+    let mut want = quadstress::oracle::query_pairs(&items);
     let mut got = pairs.to_vec();
     got.sort();
     want.sort();

@@ -20,49 +20,53 @@ fn main() -> Result<(), quadstress::QuadtreeError> {
 
     // Move: O(1) when the item stays in its node, which is nearly always.
     tree.update(enemy, Rect::from_min_size(296.0, 400.0, 16.0, 16.0))?;
-    println!("enemy moved to {:?}", tree.rect(enemy).unwrap());
+    let moved = tree.rect(enemy).expect("the enemy is in the tree");
+    println!("enemy moved to x {}..{}", moved.min_x, moved.max_x);
 
-    // A region query into a Vec of handles (appended; reuse the Vec to avoid allocating).
-    let mut found = Vec::new();
-    tree.query_rect(&Rect::new(0.0, 0.0, 200.0, 200.0), &mut found)?;
-    found.sort();
-    println!("near the origin: {found:?}");
-    assert_eq!(found, vec![player, coin]);
-
-    // The same query as an iterator of references to the payloads.
+    // A region query as an iterator of the items, payloads lent.
+    let near_origin = Rect::new(0.0, 0.0, 200.0, 200.0);
     let mut names: Vec<&str> = tree
-        .iter_rect(&Rect::new(0.0, 0.0, 200.0, 200.0))?
+        .iter_in_rect(&near_origin)
         .map(|item| *item.value)
         .collect();
     names.sort();
-    println!("their names: {names:?}");
+    println!("near the origin: {}", names.join(", "));
     assert_eq!(names, ["coin", "player"]);
+
+    // The same query into a Vec of handles (appended; reuse the Vec to avoid allocating).
+    let mut found = Vec::new();
+    tree.query_in_rect(&near_origin, &mut found)?;
+    found.sort();
+    assert_eq!(found, vec![player, coin]);
 
     // Every intersecting pair, each once; a callback can keep what it is lent.
     let mut pairs: Vec<(&str, &str)> = Vec::new();
-    let _ = tree.for_each_pair(|a, b| {
+    tree.for_each_pair(|a, b| {
         let (a, b) = (*a.value, *b.value);
         pairs.push(if a < b { (a, b) } else { (b, a) });
-        ControlFlow::<()>::Continue(())
     });
     pairs.sort();
-    println!("touching: {pairs:?}");
+    for (a, b) in &pairs {
+        println!("touching: {a} and {b}");
+    }
     assert_eq!(pairs, [("coin", "player"), ("enemy", "wall")]);
 
-    // A callback stops with a value: the first thing the player touches.
+    // A callback that returns `ControlFlow` stops with a value: the first thing the player
+    // touches.
     let touched = tree.for_each_colliding_with(player, |item| ControlFlow::Break(*item.value))?;
-    println!("the player touches: {touched:?}");
+    match touched {
+        ControlFlow::Break(name) => println!("the player touches the {name}"),
+        ControlFlow::Continue(()) => println!("the player touches nothing"),
+    }
     assert_eq!(touched, ControlFlow::Break("coin"));
 
-    // Nearest neighbours, with distances.
+    // Nearest neighbours, lent with their distances, nearest first.
     let mut nearest = Vec::new();
-    tree.nearest(400.0, 300.0, 1, &mut nearest)?;
-    println!(
-        "nearest to the centre: {:?} at {}",
-        tree.get(nearest[0].0),
-        nearest[0].1
-    );
-    assert_eq!(nearest[0].0, wall);
+    tree.for_each_nearest(400.0, 300.0, 2, |item, distance| {
+        println!("near the centre: the {} at {distance}", item.value);
+        nearest.push(item.id);
+    })?;
+    assert_eq!(nearest[0], wall);
 
     // Removing returns the payload; the handle is stale afterwards and reaches nothing.
     assert_eq!(tree.remove(coin), Some("coin"));

@@ -8,7 +8,6 @@
 //! rectangle, at a point, in a circle, the k nearest to a point, and all intersecting pairs.
 //!
 //! ```
-//! use std::ops::ControlFlow;
 //! use quadstress::{Quadtree, Rect};
 //!
 //! let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 800.0, 600.0))?;
@@ -17,7 +16,7 @@
 //! tree.insert(Rect::from_min_size(500.0, 300.0, 8.0, 8.0), "c")?;
 //!
 //! let mut contacts = 0;
-//! tree.for_each_pair(|_, _| { contacts += 1; ControlFlow::<()>::Continue(()) });
+//! tree.for_each_pair(|_, _| contacts += 1);
 //! assert_eq!(contacts, 1);
 //!
 //! tree.update(b, Rect::from_min_size(300.0, 300.0, 8.0, 8.0))?;
@@ -36,9 +35,10 @@
 //!
 //! ## Features
 //! With its default features the crate has no dependencies at all.
-//! - `rayon` (off by default): [`Quadtree::par_pairs`], [`Quadtree::update_many`] and
-//!   [`Quadtree::par_insert_many`], the pair search, batch moves and bulk inserts on every
-//!   core, with the same answer on any thread count.
+//! - `rayon` (off by default): the `par_` forms, `Quadtree::par_pairs`,
+//!   `Quadtree::par_update_many`, `Quadtree::par_insert_many` and
+//!   `Quadtree::par_for_each_node_items`: the pair search, batch moves, bulk inserts and
+//!   node walk on every core, with the same answer on any thread count.
 //!
 //! ## Unsafe code
 //! Denied everywhere but in `quadtree/simd.rs`, which allows it for itself alone: a four-lane
@@ -60,9 +60,9 @@ pub mod oracle;
 mod quadtree;
 
 #[cfg(feature = "rayon")]
-pub use quadtree::{BatchError, PairWorkspace, UpdateWorkspace};
+pub use quadtree::PairWorkspace;
 pub use quadtree::{
-    Config, InvariantError, ItemId, ItemMut, ItemRef, Iter, IterMut, NodeInfo, NodeItems, Nodes,
-    Placement, Quadtree, QuadtreeError, QueryCounts, Rect, RectIter, TreeStats, MAX_DEPTH,
-    MAX_ITEMS, MAX_LEAF_CAPACITY,
+    BatchError, CollidingWith, Config, InCircle, InRect, InvariantError, ItemId, ItemMut, ItemRef,
+    Iter, IterMut, NodeInfo, NodeItems, Nodes, Placement, Quadtree, QuadtreeError, QueryCounts,
+    Rect, TreeStats, UpdateWorkspace, VisitResult, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY,
 };

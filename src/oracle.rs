@@ -21,31 +21,31 @@
 //! }
 //! let q = Rect::new(20.0, 20.0, 40.0, 30.0);
 //! let mut got = Vec::new();
-//! tree.query_rect(&q, &mut got).unwrap();
+//! tree.query_in_rect(&q, &mut got).unwrap();
 //! got.sort();
-//! assert_eq!(got, oracle::query_rect(&items, &q));
+//! assert_eq!(got, oracle::query_in_rect(&items, &q));
 //! ```
 
 use crate::Rect;
 
 /// Keys of the items whose rectangle intersects `query` (closed: touching counts), ascending.
-pub fn query_rect<K: Copy + Ord>(items: &[(K, Rect)], query: &Rect) -> Vec<K> {
+pub fn query_in_rect<K: Copy + Ord>(items: &[(K, Rect)], query: &Rect) -> Vec<K> {
     sorted_keys(items, |r| r.intersects(query))
 }
 
 /// Keys of the items whose rectangle contains the point `(x, y)` (edges included), ascending.
-pub fn query_point<K: Copy + Ord>(items: &[(K, Rect)], x: f32, y: f32) -> Vec<K> {
+pub fn query_at_point<K: Copy + Ord>(items: &[(K, Rect)], x: f32, y: f32) -> Vec<K> {
     sorted_keys(items, |r| r.contains_point(x, y))
 }
 
 /// Keys of the items whose rectangle meets the closed disc at `(x, y)` of radius `r`, ascending.
-pub fn query_circle<K: Copy + Ord>(items: &[(K, Rect)], x: f32, y: f32, r: f32) -> Vec<K> {
+pub fn query_in_circle<K: Copy + Ord>(items: &[(K, Rect)], x: f32, y: f32, r: f32) -> Vec<K> {
     sorted_keys(items, |rect| rect.intersects_circle(x, y, r))
 }
 
 /// Keys of the items other than `key` whose rectangle intersects `key`'s, ascending; empty if
 /// `key` is not among the items.
-pub fn colliding_with<K: Copy + Ord>(items: &[(K, Rect)], key: K) -> Vec<K> {
+pub fn query_colliding_with<K: Copy + Ord>(items: &[(K, Rect)], key: K) -> Vec<K> {
     let Some(&(_, of)) = items.iter().find(|(k, _)| *k == key) else {
         return Vec::new();
     };
@@ -78,9 +78,9 @@ pub fn nearest_distances<K>(items: &[(K, Rect)], x: f32, y: f32, k: usize) -> Ve
 ///     ('b', Rect::new(1.0, 1.0, 2.0, 2.0)),
 ///     ('c', Rect::new(5.0, 5.0, 6.0, 6.0)),
 /// ];
-/// assert_eq!(oracle::pairs(&items), vec![('a', 'b')]);
+/// assert_eq!(oracle::query_pairs(&items), vec![('a', 'b')]);
 /// ```
-pub fn pairs<K: Copy + Ord>(items: &[(K, Rect)]) -> Vec<(K, K)> {
+pub fn query_pairs<K: Copy + Ord>(items: &[(K, Rect)]) -> Vec<(K, K)> {
     let mut out = Vec::new();
     for (i, (a, ra)) in items.iter().enumerate() {
         for (b, rb) in &items[i + 1..] {

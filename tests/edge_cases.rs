@@ -60,7 +60,11 @@ fn bad_rectangles_are_refused_and_nothing_changes() {
         assert_eq!(tree.insert(bad, 99), Err(err), "insert {bad:?}");
         assert_eq!(tree.update(ids[3], bad), Err(err), "update {bad:?}");
         let mut out = Vec::new();
-        assert_eq!(tree.query_rect(&bad, &mut out), Err(err), "query {bad:?}");
+        assert_eq!(
+            tree.query_in_rect(&bad, &mut out),
+            Err(err),
+            "query {bad:?}"
+        );
         assert!(out.is_empty());
         assert_eq!(snapshot(&tree), before);
         tree.validate().unwrap();
@@ -74,33 +78,35 @@ fn bad_points_and_radii_are_refused() {
     let mut near = Vec::new();
     for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
         assert_eq!(
-            tree.query_point(bad, 1.0, &mut out),
+            tree.query_at_point(bad, 1.0, &mut out),
             Err(QuadtreeError::NonFinite)
         );
         assert_eq!(
-            tree.query_point(1.0, bad, &mut out),
+            tree.query_at_point(1.0, bad, &mut out),
             Err(QuadtreeError::NonFinite)
         );
         assert_eq!(
-            tree.query_circle(bad, 1.0, 1.0, &mut out),
+            tree.query_in_circle(bad, 1.0, 1.0, &mut out),
             Err(QuadtreeError::NonFinite)
         );
         assert_eq!(
-            tree.query_circle(1.0, 1.0, bad, &mut out),
+            tree.query_in_circle(1.0, 1.0, bad, &mut out),
             Err(QuadtreeError::NonFinite)
         );
         assert_eq!(
-            tree.nearest(1.0, bad, 3, &mut near),
+            tree.query_nearest(1.0, bad, 3, &mut near),
             Err(QuadtreeError::NonFinite)
         );
     }
     assert_eq!(
-        tree.query_circle(1.0, 1.0, -1.0, &mut out),
+        tree.query_in_circle(1.0, 1.0, -1.0, &mut out),
         Err(QuadtreeError::NegativeRadius)
     );
     assert!(out.is_empty());
     // A finite centre and radius whose bounding box overflows f32 is a valid query.
-    assert!(tree.query_circle(f32::MAX, 0.0, f32::MAX, &mut out).is_ok());
+    assert!(tree
+        .query_in_circle(f32::MAX, 0.0, f32::MAX, &mut out)
+        .is_ok());
 }
 
 #[test]
@@ -193,7 +199,7 @@ fn stale_handles_never_reach_other_items() {
     assert_eq!(tree.remove(ids[10]), None);
     assert_eq!(tree.get(fresh), Some(&1000));
     assert_eq!(
-        tree.for_each_colliding_with(ids[10], |_| ControlFlow::<()>::Continue(())),
+        tree.for_each_colliding_with(ids[10], |_| {}),
         Err(QuadtreeError::StaleId)
     );
     tree.validate().unwrap();
@@ -248,14 +254,14 @@ fn items_outside_the_world(mut tree: Quadtree<u32>) {
     }
     tree.validate().unwrap();
     let mut out = Vec::new();
-    tree.query_point(-995.0, -995.0, &mut out).unwrap();
+    tree.query_at_point(-995.0, -995.0, &mut out).unwrap();
     assert_eq!(out, vec![far]);
     out.clear();
-    tree.query_rect(&Rect::new(101.0, 101.0, 200.0, 200.0), &mut out)
+    tree.query_in_rect(&Rect::new(101.0, 101.0, 200.0, 200.0), &mut out)
         .unwrap();
     assert_eq!(out, vec![edge]);
     let mut near = Vec::new();
-    tree.nearest(-2000.0, -2000.0, 1, &mut near).unwrap();
+    tree.query_nearest(-2000.0, -2000.0, 1, &mut near).unwrap();
     assert_eq!(near[0].0, far);
     let s = tree.stats();
     assert_eq!(s.items_outside_world, 2);
@@ -285,15 +291,14 @@ fn a_million_at_one_point(mut tree: Quadtree<u32>) {
     let mut n = 0;
     let _ = tree.for_each_at_point(33.3, 66.6, |_| {
         n += 1;
-        ControlFlow::<()>::Continue(())
     });
     assert_eq!(n, 1_000_000);
     let mut near = Vec::new();
-    tree.nearest(0.0, 0.0, 5, &mut near).unwrap();
+    tree.query_nearest(0.0, 0.0, 5, &mut near).unwrap();
     assert_eq!(near.len(), 5);
     // An absurd k is clamped to the items there are, in O(n log n), not a hang.
     assert_eq!(
-        tree.nearest(0.0, 0.0, usize::MAX, &mut near).unwrap(),
+        tree.query_nearest(0.0, 0.0, usize::MAX, &mut near).unwrap(),
         1_000_000
     );
     // Stop early: the first pair ends the search.
@@ -365,7 +370,7 @@ fn nearest_with_any_k_matches_a_full_sort() {
             .unwrap_or((tree.iter().next().unwrap().id, 0.0));
         let held = vec![(kept_id, -1.0); 3];
         out.clone_from(&held);
-        let n = tree.nearest(40.0, 60.0, k, &mut out).unwrap();
+        let n = tree.query_nearest(40.0, 60.0, k, &mut out).unwrap();
         assert_eq!(out[..3], held[..], "k = {k}");
         let items: Vec<(ItemId, Rect)> = tree.iter().map(|i| (i.id, i.rect)).collect();
         let want = oracle::nearest_distances(&items, 40.0, 60.0, k);
@@ -415,12 +420,11 @@ fn loose_placement_levels_follow_size() {
         Rect::new(123.0, 456.0, 321.0, 460.0),
     ] {
         let keyed: Vec<(u32, Rect)> = (0..).zip(rects.iter().copied()).collect();
-        let want = oracle::query_rect(&keyed, &q);
+        let want = oracle::query_in_rect(&keyed, &q);
         for tree in &trees {
             let mut got = Vec::new();
             let _ = tree.for_each_in_rect(&q, |item| {
                 got.push(*item.value);
-                ControlFlow::<()>::Continue(())
             });
             got.sort();
             assert_eq!(got, want);
@@ -477,7 +481,7 @@ fn circle_queries_keep_items_at_the_rounded_edge() {
             let id = tree.insert(touching, 0u32).unwrap();
             tree.insert(short, 1u32).unwrap();
             let mut out = Vec::new();
-            tree.query_circle(x, y, r, &mut out).unwrap();
+            tree.query_in_circle(x, y, r, &mut out).unwrap();
             assert_eq!(out, vec![id], "{placement:?} circle at {x} radius {r}");
         }
     }
@@ -500,7 +504,7 @@ fn pairs_in_a_large_tree_match_brute_force() {
         })
         .collect();
     let keyed: Vec<(u32, Rect)> = (0..).zip(rects.iter().copied()).collect();
-    let want = oracle::pairs(&keyed);
+    let want = oracle::query_pairs(&keyed);
     for placement in PLACEMENTS {
         for max_depth in [4, 6, 8] {
             let config = Config {
@@ -517,9 +521,8 @@ fn pairs_in_a_large_tree_match_brute_force() {
                 assert!(tree.stats().items_at_root > 0);
             }
             let mut got = Vec::new();
-            let _ = tree.for_each_pair(|a, b| {
+            tree.for_each_pair(|a, b| {
                 got.push((*a.value.min(b.value), *a.value.max(b.value)));
-                ControlFlow::<()>::Continue(())
             });
             got.sort_unstable();
             assert_eq!(got.len(), want.len(), "{placement:?}, depth {max_depth}");
@@ -559,7 +562,7 @@ fn circle_queries_are_exact_in_huge_and_tiny_worlds() {
         .unwrap();
     let near = big.insert(Rect::new(0.9e20, 0.0, 0.9e20, 0.0), ()).unwrap();
     let mut out = Vec::new();
-    big.query_circle(0.0, 0.0, 1e20, &mut out).unwrap();
+    big.query_in_circle(0.0, 0.0, 1e20, &mut out).unwrap();
     assert_eq!(out, vec![near], "{far:?} is 1.27 radii away");
     // ... and underflow in a 1e-20 one.
     let r = 2.8e-23f32;
@@ -571,7 +574,7 @@ fn circle_queries_are_exact_in_huge_and_tiny_worlds() {
         .insert(Rect::new(d(0.997), d(0.997), d(0.997), d(0.997)), ())
         .unwrap();
     out.clear();
-    tiny.query_circle(0.0, 0.0, r, &mut out).unwrap();
+    tiny.query_in_circle(0.0, 0.0, r, &mut out).unwrap();
     assert_eq!(out, vec![inside]);
 
     // Random points and boxes at every scale against an f64 brute force.
@@ -603,7 +606,6 @@ fn circle_queries_are_exact_in_huge_and_tiny_worlds() {
                 let mut got = Vec::new();
                 let _ = tree.for_each_in_circle(x, y, r, |item| {
                     got.push(*item.value);
-                    ControlFlow::<()>::Continue(())
                 });
                 got.sort_unstable();
                 assert_eq!(got, want, "world ±{half}, circle ({x}, {y}) r {r}");
@@ -618,7 +620,7 @@ fn nearest_is_exact_in_huge_and_tiny_worlds() {
     big.insert(Rect::new(9e29, 0.0, 9e29, 0.0), "far").unwrap();
     big.insert(Rect::new(2e19, 0.0, 2e19, 0.0), "near").unwrap();
     let mut out = Vec::new();
-    big.nearest(0.0, 0.0, 1, &mut out).unwrap();
+    big.query_nearest(0.0, 0.0, 1, &mut out).unwrap();
     assert_eq!(big.get(out[0].0), Some(&"near"));
     assert_eq!(out[0].1, 2e19);
 
@@ -628,7 +630,7 @@ fn nearest_is_exact_in_huge_and_tiny_worlds() {
     tiny.insert(Rect::new(1e-23, 0.0, 1e-23, 0.0), "near")
         .unwrap();
     out.clear();
-    tiny.nearest(0.0, 0.0, 1, &mut out).unwrap();
+    tiny.query_nearest(0.0, 0.0, 1, &mut out).unwrap();
     assert_eq!(tiny.get(out[0].0), Some(&"near"));
     assert_eq!(out[0].1, 1e-23);
 
@@ -656,7 +658,7 @@ fn nearest_is_exact_in_huge_and_tiny_worlds() {
                 want.sort_by(f32::total_cmp);
                 want.truncate(k);
                 let mut out = Vec::new();
-                tree.nearest(x, y, k, &mut out).unwrap();
+                tree.query_nearest(x, y, k, &mut out).unwrap();
                 let got: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
                 assert_eq!(got, want, "world ±{half}, nearest {k} to ({x}, {y})");
                 for (id, d) in out {
@@ -686,34 +688,34 @@ fn circle_queries_near_f32_max_are_answered() {
         v
     };
     let mut out = Vec::new();
-    tree.query_circle(0.0, f32::MAX, 1.0, &mut out).unwrap();
+    tree.query_in_circle(0.0, f32::MAX, 1.0, &mut out).unwrap();
     assert_eq!(out, vec![top]);
     out.clear();
     // Both axis points are exactly f32::MAX away (closed disc); the corner is farther.
-    tree.query_circle(0.0, 0.0, f32::MAX, &mut out).unwrap();
+    tree.query_in_circle(0.0, 0.0, f32::MAX, &mut out).unwrap();
     assert_eq!(sorted(out.clone()), sorted(vec![top, right, origin]));
     let mut hits = Vec::new();
     let walk = tree.for_each_in_circle(f32::MAX, 0.0, 0.0, |item| {
         hits.push(item.id);
-        ControlFlow::<()>::Continue(())
     });
-    assert_eq!(walk, Ok(ControlFlow::Continue(())));
+    assert_eq!(walk, Ok(()));
     assert_eq!(hits, vec![right]);
     out.clear();
-    tree.query_circle(-f32::MAX, -f32::MAX, f32::MAX, &mut out)
+    tree.query_in_circle(-f32::MAX, -f32::MAX, f32::MAX, &mut out)
         .unwrap();
     assert_eq!(out, vec![corner]);
     // Only what the docs name is refused.
     assert_eq!(
-        tree.query_circle(0.0, 0.0, f32::INFINITY, &mut out),
+        tree.query_in_circle(0.0, 0.0, f32::INFINITY, &mut out),
         Err(QuadtreeError::NonFinite)
     );
     assert_eq!(
-        tree.query_circle(0.0, 0.0, -1.0, &mut out),
+        tree.query_in_circle(0.0, 0.0, -1.0, &mut out),
         Err(QuadtreeError::NegativeRadius)
     );
     let mut near = Vec::new();
-    tree.nearest(f32::MAX, f32::MAX, 4, &mut near).unwrap();
+    tree.query_nearest(f32::MAX, f32::MAX, 4, &mut near)
+        .unwrap();
     assert_eq!(near.len(), 4);
     assert_eq!(near[0].1, f32::MAX);
     // The corner and the origin's box are more than f32::MAX away: their distances round
@@ -822,7 +824,7 @@ fn circle_queries_find_items_rounded_onto_the_edge() {
         let c = 1e29;
         assert!(below.intersects_circle(c, c, c));
         let mut out = Vec::new();
-        tree.query_circle(c, c, c, &mut out).unwrap();
+        tree.query_in_circle(c, c, c, &mut out).unwrap();
         assert!(out.contains(&id), "{placement:?}");
     }
 }
@@ -854,7 +856,7 @@ fn counting_rect_query_matches_brute_force_and_counts_its_work() {
             let mut hits = Vec::new();
             let mut visited_items = 0;
             let mut visited = 0;
-            let (flow, counts) = tree
+            let ((), counts) = tree
                 .for_each_in_rect_counting(
                     &q,
                     |node| {
@@ -863,17 +865,19 @@ fn counting_rect_query_matches_brute_force_and_counts_its_work() {
                     },
                     |item| {
                         hits.push(*item.value);
-                        ControlFlow::<()>::Continue(())
                     },
                 )
                 .unwrap();
-            assert!(flow.is_continue());
             hits.sort_unstable();
-            assert_eq!(hits, oracle::query_rect(&items, &q), "{placement:?} {q:?}");
+            assert_eq!(
+                hits,
+                oracle::query_in_rect(&items, &q),
+                "{placement:?} {q:?}"
+            );
             assert_eq!(counts.nodes_visited, visited);
-            assert_eq!(counts.items_tested, visited_items);
-            assert!(counts.items_tested >= hits.len());
-            assert!(counts.nodes_visited <= stats.nodes && counts.items_tested <= tree.len());
+            assert_eq!(counts.tests, visited_items as u64);
+            assert!(counts.tests >= hits.len() as u64);
+            assert!(counts.nodes_visited <= stats.nodes && counts.tests <= tree.len() as u64);
         }
         // Stopping at the first hit stops the walk and says so.
         let everything = Rect::new(-10.0, -10.0, 110.0, 110.0);
@@ -881,15 +885,11 @@ fn counting_rect_query_matches_brute_force_and_counts_its_work() {
             .for_each_in_rect_counting(&everything, |_| {}, |_| ControlFlow::Break(()))
             .unwrap();
         assert!(flow.is_break());
-        assert!(counts.items_tested < tree.len());
+        assert!(counts.tests < tree.len() as u64);
         // A bad query is refused before any node is visited.
         for (bad, err) in bad_rects() {
             let mut visited = 0;
-            let result = tree.for_each_in_rect_counting(
-                &bad,
-                |_| visited += 1,
-                |_| ControlFlow::<()>::Continue(()),
-            );
+            let result = tree.for_each_in_rect_counting(&bad, |_| visited += 1, |_| {});
             assert_eq!(result.map(|(_, c)| c), Err(err));
             assert_eq!(visited, 0);
         }
@@ -987,11 +987,15 @@ fn a_failed_or_panicking_bulk_insert_leaves_ids_as_they_were() {
                 rect_of(i)
             }
         };
+        let inverted = Err(quadstress::BatchError {
+            index: at,
+            error: QuadtreeError::Inverted,
+        });
         let refused = tree.insert_many((0..n).map(|i| (bad(i), i as u32)), &mut ids);
-        assert_eq!(refused, Err(QuadtreeError::Inverted));
+        assert_eq!(refused, inverted);
         assert_eq!(ids, before, "insert_many of {n}: refused");
         let refused = tree.par_insert_many(n, bad, |i| i as u32, &mut ids);
-        assert_eq!(refused, Err(QuadtreeError::Inverted));
+        assert_eq!(refused, inverted);
         assert_eq!(ids, before, "par_insert_many of {n}: refused");
 
         let panicked = catch_unwind(AssertUnwindSafe(|| {
@@ -1021,7 +1025,7 @@ fn a_failed_or_panicking_bulk_insert_leaves_ids_as_they_were() {
 /// Sorted runs at the root, whose items lie outside the world (points at `-f32::MAX` and
 /// `3.4e38` among them), stay valid through moves to ordinary places and back: a run's
 /// slack must cover a key that moved from one end of the `f32` range to the middle, where
-/// the `f64` difference of the two rounds. By `update` and by `update_many_serial`, on
+/// the `f64` difference of the two rounds. By `update` and by `update_many`, on
 /// loose and exact trees; the moved items are still found where they are.
 #[test]
 fn moves_after_sort_straddlers_keep_the_tree_valid() {
@@ -1049,7 +1053,7 @@ fn moves_after_sort_straddlers_keep_the_tree_valid() {
     for seed in 0..24u64 {
         let mut rng = TestRng::new(seed);
         let placement = [Placement::Loose, Placement::Exact][seed as usize % 2];
-        let batch = seed % 4 >= 2 && cfg!(feature = "rayon");
+        let batch = seed % 4 >= 2;
         let config = Config {
             leaf_capacity: 1,
             max_depth: 2,
@@ -1065,11 +1069,8 @@ fn moves_after_sort_straddlers_keep_the_tree_valid() {
             let id = ids[rng.below(ids.len() as u64) as usize];
             let (from, to) = (tree.rect(id).unwrap(), pick(&mut rng));
             if batch {
-                #[cfg(feature = "rayon")]
-                {
-                    let mut ws = quadstress::UpdateWorkspace::new();
-                    tree.update_many_serial(&[id], |_| to, &mut ws).unwrap();
-                }
+                let mut ws = quadstress::UpdateWorkspace::new();
+                tree.update_many(&[id], |_| to, &mut ws).unwrap();
             } else {
                 tree.update(id, to).unwrap();
             }
@@ -1077,7 +1078,7 @@ fn moves_after_sort_straddlers_keep_the_tree_valid() {
                 panic!("seed {seed}, {placement:?}, batch {batch}, move {step}: {from:?} to {to:?}: {e}");
             }
             let mut found = Vec::new();
-            tree.query_rect(&to, &mut found).unwrap();
+            tree.query_in_rect(&to, &mut found).unwrap();
             assert!(
                 found.contains(&id),
                 "seed {seed}, move {step}: not found at {to:?}"

@@ -3,12 +3,11 @@
 //! `validate()` after every mutation.
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
 #[cfg(feature = "rayon")]
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use quadstress::{oracle, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect};
+use quadstress::{oracle, BatchError, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect};
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 80.0);
 
@@ -102,7 +101,7 @@ fn bulk_insert(
     batch: &[(Rect, u32)],
     threads: usize,
     ids: &mut Vec<ItemId>,
-) -> Result<Result<usize, QuadtreeError>, TestCaseError> {
+) -> Result<Result<usize, BatchError>, TestCaseError> {
     static POOLS: [OnceLock<rayon::ThreadPool>; 3] = [const { OnceLock::new() }; 3];
     if threads == 0 {
         return Ok(tree.insert_many(batch.iter().copied(), ids));
@@ -138,7 +137,7 @@ fn bulk_insert(
     batch: &[(Rect, u32)],
     _threads: usize,
     ids: &mut Vec<ItemId>,
-) -> Result<Result<usize, QuadtreeError>, TestCaseError> {
+) -> Result<Result<usize, BatchError>, TestCaseError> {
     Ok(tree.insert_many(batch.iter().copied(), ids))
 }
 
@@ -154,30 +153,42 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
     let mut got = Vec::new();
     match *probe {
         Probe::Rect(q) => {
-            tree.query_rect(&q, &mut got).unwrap();
-            let want = oracle::query_rect(&items, &q);
+            tree.query_in_rect(&q, &mut got).unwrap();
+            let want = oracle::query_in_rect(&items, &q);
             assert_eq!(sorted(got), want, "rect query {q:?}");
             // The iterator form: the same items, each with its stored rectangle and payload.
             let mut iterated = Vec::new();
-            for item in tree.iter_rect(&q).unwrap() {
+            for item in tree.iter_in_rect(&q) {
                 assert_eq!((item.rect, *item.value), model[&item.id], "iter_rect {q:?}");
                 iterated.push(item.id);
             }
-            assert_eq!(sorted(iterated), want, "iter_rect {q:?}");
+            assert_eq!(sorted(iterated), want, "iter_in_rect {q:?}");
+            let mut called = Vec::new();
+            tree.for_each_in_rect(&q, |item| called.push(item.id))
+                .unwrap();
+            assert_eq!(sorted(called), want, "for_each_in_rect {q:?}");
         }
         Probe::Point(x, y) => {
-            tree.query_point(x, y, &mut got).unwrap();
-            let want = oracle::query_point(&items, x, y);
+            tree.query_at_point(x, y, &mut got).unwrap();
+            let want = oracle::query_at_point(&items, x, y);
             assert_eq!(sorted(got), want, "point query {x},{y}");
+            let iterated = tree.iter_at_point(x, y).map(|item| item.id).collect();
+            assert_eq!(sorted(iterated), want, "iter_at_point {x},{y}");
+            let mut called = Vec::new();
+            tree.for_each_at_point(x, y, |item| called.push(item.id))
+                .unwrap();
+            assert_eq!(sorted(called), want, "for_each_at_point {x},{y}");
         }
         Probe::Circle(x, y, rad) => {
-            tree.query_circle(x, y, rad, &mut got).unwrap();
-            let want = oracle::query_circle(&items, x, y, rad);
+            tree.query_in_circle(x, y, rad, &mut got).unwrap();
+            let want = oracle::query_in_circle(&items, x, y, rad);
             assert_eq!(sorted(got), want, "circle query {x},{y} r {rad}");
+            let iterated = tree.iter_in_circle(x, y, rad).map(|item| item.id).collect();
+            assert_eq!(sorted(iterated), want, "iter_in_circle {x},{y} r {rad}");
         }
         Probe::Nearest(x, y, k) => {
             let mut out = Vec::new();
-            tree.nearest(x, y, k, &mut out).unwrap();
+            tree.query_nearest(x, y, k, &mut out).unwrap();
             let dists: Vec<f32> = out.iter().map(|&(_, d)| d).collect();
             let want = oracle::nearest_distances(&items, x, y, k);
             assert_eq!(dists, want, "nearest {k} to {x},{y}");
@@ -185,28 +196,40 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
                 let (r, _) = model[&id];
                 assert_eq!(r.distance(x, y), d, "reported distance of {id:?}");
             }
+            // Equal distances come in handle order.
+            for w in out.windows(2) {
+                assert!(w[0].1 < w[1].1 || (w[0].1 == w[1].1 && w[0].0 < w[1].0));
+            }
+            // The callback form lends the same items, in the same order, with payloads.
+            let mut lent = Vec::new();
+            tree.for_each_nearest(x, y, k, |item, d| {
+                assert_eq!((item.rect, *item.value), model[&item.id], "nearest's item");
+                lent.push((item.id, d));
+            })
+            .unwrap();
+            assert_eq!(lent, out, "for_each_nearest {k} to {x},{y}");
         }
     }
     // All pairs, each once.
     let mut pairs = Vec::new();
-    tree.pairs(&mut pairs);
+    tree.query_pairs(&mut pairs);
     let n = pairs.len();
     pairs.sort();
     pairs.dedup();
     assert_eq!(pairs.len(), n, "a pair was reported twice");
-    assert_eq!(pairs, oracle::pairs(&items), "pairs");
+    assert_eq!(pairs, oracle::query_pairs(&items), "pairs");
     // Everything colliding with one existing item.
     if let Some(&(id, _)) = items.first() {
         let mut got = Vec::new();
-        let _ = tree.for_each_colliding_with(id, |item| {
-            got.push(item.id);
-            ControlFlow::<()>::Continue(())
-        });
-        assert_eq!(
-            sorted(got),
-            oracle::colliding_with(&items, id),
-            "colliding with {id:?}"
-        );
+        tree.for_each_colliding_with(id, |item| got.push(item.id))
+            .unwrap();
+        let want = oracle::query_colliding_with(&items, id);
+        assert_eq!(sorted(got), want, "colliding with {id:?}");
+        let iterated = tree.iter_colliding_with(id).map(|item| item.id).collect();
+        assert_eq!(sorted(iterated), want, "iter_colliding_with {id:?}");
+        let mut listed = Vec::new();
+        tree.query_colliding_with(id, &mut listed).unwrap();
+        assert_eq!(sorted(listed), want, "query_colliding_with {id:?}");
     }
     // The iterators know their lengths exactly.
     assert_eq!(tree.iter().len(), model.len());
@@ -221,11 +244,10 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
     // The walk by node sees the nodes of `nodes()`, each with its own items, and every item
     // once, with its rectangle.
     let (mut walked_nodes, mut walked) = (Vec::new(), Vec::new());
-    let _ = tree.for_each_node_items(|node, items| {
+    tree.for_each_node_items(|node, items| {
         assert_eq!(items.len(), node.items, "a node's item count");
         walked_nodes.push(node);
         walked.extend(items.map(|it| (it.id, *it.value, it.rect)));
-        ControlFlow::<()>::Continue(())
     });
     assert_eq!(
         walked_nodes,
@@ -495,19 +517,23 @@ fn run_case(
                         .enumerate()
                         .map(|(k, r)| (moved(*r, off), next_value + k as u32))
                         .collect();
+                    // Both forms report the bad rectangle of lowest index.
+                    let at_bad = if threads == 0 {
+                        batch.len()
+                    } else {
+                        batch.len() / 2
+                    };
                     if bad {
-                        // The parallel form reports the bad rectangle of lowest index.
-                        let at = if threads == 0 {
-                            batch.len()
-                        } else {
-                            batch.len() / 2
-                        };
-                        batch.insert(at, (Rect::new(f32::NAN, 0.0, 1.0, 1.0), 0));
+                        batch.insert(at_bad, (Rect::new(f32::NAN, 0.0, 1.0, 1.0), 0));
                     }
                     let mut ids = Vec::new();
                     let result = bulk_insert(&mut tree, &batch, threads, &mut ids)?;
                     if bad {
-                        prop_assert_eq!(result, Err(QuadtreeError::NonFinite));
+                        let refused = BatchError {
+                            index: at_bad,
+                            error: QuadtreeError::NonFinite,
+                        };
+                        prop_assert_eq!(result, Err(refused));
                         prop_assert!(ids.is_empty());
                     } else {
                         prop_assert_eq!(result, Ok(batch.len()));
@@ -523,18 +549,15 @@ fn run_case(
                 Op::MutateRect(r, k) => {
                     let r = moved(r, off);
                     let mut seen = 0;
-                    let flow = tree
-                        .for_each_in_rect_mut(&r, |item| {
-                            assert_eq!(item.rect, model[&item.id].0);
-                            *item.value = item.value.wrapping_add(k);
-                            seen += 1;
-                            ControlFlow::<()>::Continue(())
-                        })
-                        .unwrap();
-                    prop_assert_eq!(flow, ControlFlow::Continue(()));
+                    tree.for_each_in_rect_mut(&r, |item| {
+                        assert_eq!(item.rect, model[&item.id].0);
+                        *item.value = item.value.wrapping_add(k);
+                        seen += 1;
+                    })
+                    .unwrap();
                     let items: Vec<(ItemId, Rect)> =
                         model.iter().map(|(id, (r, _))| (*id, *r)).collect();
-                    let hit = oracle::query_rect(&items, &r);
+                    let hit = oracle::query_in_rect(&items, &r);
                     prop_assert_eq!(seen, hit.len(), "each item in the rectangle once");
                     for id in hit {
                         let v = &mut model.get_mut(&id).unwrap().1;

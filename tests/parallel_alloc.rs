@@ -34,7 +34,7 @@ fn warm_parallel_searches_and_batches_do_not_allocate() {
         let mut step = |k: usize| {
             let d = if k % 2 == 0 { 0.01 } else { -0.01 };
             pool.install(|| {
-                tree.update_many(
+                tree.par_update_many(
                     &ids,
                     |i| {
                         let r = rects[i];
@@ -44,6 +44,7 @@ fn warm_parallel_searches_and_batches_do_not_allocate() {
                 )
             })
             .unwrap();
+            pairs.clear();
             pool.install(|| tree.par_pairs(&mut pairs, |a, b| Some((*a.value, *b.value))))
         };
         // Both positions once, so that every chunk's buffer has grown to its largest.

@@ -2,7 +2,6 @@
 //! every answer is checked against brute force, `validate()` runs after every operation.
 #![no_main]
 
-use std::ops::ControlFlow;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -137,7 +136,10 @@ fuzz_target!(|input: Input| {
                     .take(MODEL_ITEMS - model.len())
                     .map(|r| r.get(&world))
                     .collect();
-                let bad = rs.iter().find_map(rect_error);
+                let bad = rs
+                    .iter()
+                    .enumerate()
+                    .find_map(|(index, r)| rect_error(r).map(|error| BatchError { index, error }));
                 let mut ids = Vec::new();
                 let items = rs
                     .iter()
@@ -230,11 +232,11 @@ fuzz_target!(|input: Input| {
                 let mut ws = UpdateWorkspace::new();
                 match refused {
                     Some((index, error)) => assert_eq!(
-                        tree.update_many(&ids, |k| rects[k], &mut ws),
+                        tree.par_update_many(&ids, |k| rects[k], &mut ws),
                         Err(BatchError { index, error })
                     ),
                     None => {
-                        tree.update_many(&ids, |k| rects[k], &mut ws).unwrap();
+                        tree.par_update_many(&ids, |k| rects[k], &mut ws).unwrap();
                         for ((i, _), r) in moves.iter().zip(&rects) {
                             let n = model.len();
                             model[*i as usize % n].1 = *r;
@@ -246,9 +248,9 @@ fuzz_target!(|input: Input| {
                 let q = q.get(&world);
                 let mut out = Vec::new();
                 match rect_error(&q) {
-                    Some(e) => assert_eq!(tree.query_rect(&q, &mut out), Err(e)),
+                    Some(e) => assert_eq!(tree.query_in_rect(&q, &mut out), Err(e)),
                     None => {
-                        tree.query_rect(&q, &mut out).unwrap();
+                        tree.query_in_rect(&q, &mut out).unwrap();
                         let want: Vec<ItemId> = model
                             .iter()
                             .filter(|(_, r, _)| intersects(r, &q))
@@ -263,12 +265,12 @@ fuzz_target!(|input: Input| {
                 let mut out = Vec::new();
                 if !(x.is_finite() && y.is_finite()) {
                     assert_eq!(
-                        tree.query_point(x, y, &mut out),
+                        tree.query_at_point(x, y, &mut out),
                         Err(QuadtreeError::NonFinite)
                     );
                     continue;
                 }
-                tree.query_point(x, y, &mut out).unwrap();
+                tree.query_at_point(x, y, &mut out).unwrap();
                 let p = Rect::new(x, y, x, y);
                 let want: Vec<ItemId> = model
                     .iter()
@@ -281,7 +283,7 @@ fuzz_target!(|input: Input| {
                 let (x, y) = (x.get(&world, false), y.get(&world, true));
                 let r = r.get(&world, false);
                 let mut out = Vec::new();
-                let got = tree.query_circle(x, y, r, &mut out);
+                let got = tree.query_in_circle(x, y, r, &mut out);
                 if !(x.is_finite() && y.is_finite() && r.is_finite()) {
                     assert_eq!(got, Err(QuadtreeError::NonFinite));
                 } else if r < 0.0 {
@@ -308,12 +310,12 @@ fuzz_target!(|input: Input| {
                 let mut out = Vec::new();
                 if !(x.is_finite() && y.is_finite()) {
                     assert_eq!(
-                        tree.nearest(x, y, k, &mut out),
+                        tree.query_nearest(x, y, k, &mut out),
                         Err(QuadtreeError::NonFinite)
                     );
                     continue;
                 }
-                let n = tree.nearest(x, y, k, &mut out).unwrap();
+                let n = tree.query_nearest(x, y, k, &mut out).unwrap();
                 assert_eq!(n, out.len());
                 let mut want: Vec<f32> = model
                     .iter()
@@ -337,7 +339,6 @@ fuzz_target!(|input: Input| {
                 let _ = tree
                     .for_each_colliding_with(id, |item| {
                         got.push(item.id);
-                        ControlFlow::<()>::Continue(())
                     })
                     .unwrap();
                 let want: Vec<ItemId> = model
@@ -349,7 +350,7 @@ fuzz_target!(|input: Input| {
             }
             Op::Pairs => {
                 let mut got = Vec::new();
-                tree.pairs(&mut got);
+                tree.query_pairs(&mut got);
                 let mut got: Vec<(ItemId, ItemId)> =
                     got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
                 got.sort_unstable();
@@ -366,9 +367,8 @@ fuzz_target!(|input: Input| {
             }
             Op::ParPairs => {
                 let mut serial = Vec::new();
-                let _ = tree.for_each_pair(|a, b| {
+                tree.for_each_pair(|a, b| {
                     serial.push((a.id, b.id));
-                    ControlFlow::<()>::Continue(())
                 });
                 let mut ws = PairWorkspace::new();
                 tree.par_pairs(&mut ws, |a, b| Some((a.id, b.id)));

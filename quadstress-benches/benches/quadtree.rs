@@ -2,7 +2,6 @@
 //! `cargo bench -p quadstress-benches --bench quadtree` runs them; `cargo bench -p quadstress-benches --bench table` prints the project's table.
 
 use std::hint::black_box;
-use std::ops::ControlFlow;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use quadstress::{Config, Placement, Quadtree, Rect};
@@ -39,9 +38,8 @@ fn pairs(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("tree_search", n), &n, |b, _| {
             b.iter(|| {
                 let mut k = 0u32;
-                let _ = tree.for_each_pair(|_, _| {
+                tree.for_each_pair(|_, _| {
                     k += 1;
-                    ControlFlow::<()>::Continue(())
                 });
                 k
             })
@@ -59,9 +57,8 @@ fn pairs(c: &mut Criterion) {
                         .insert_many(rects.iter().map(|r| (*r, 0u32)), &mut ids)
                         .unwrap();
                     let mut k = 0u32;
-                    let _ = rebuilt.for_each_pair(|_, _| {
+                    rebuilt.for_each_pair(|_, _| {
                         k += 1;
-                        ControlFlow::<()>::Continue(())
                     });
                     k
                 })
@@ -103,7 +100,7 @@ fn query(c: &mut Criterion) {
         c.bench_function(name, |b| {
             b.iter(|| {
                 out.clear();
-                tree.query_rect(black_box(&q), &mut out).unwrap()
+                tree.query_in_rect(black_box(&q), &mut out).unwrap()
             })
         });
     }

@@ -17,7 +17,6 @@
 use quadstress_benches::peers;
 use quadstress_benches::{baselines, workloads};
 
-use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use baselines::{SortAndSweep, UniformGrid};
@@ -157,9 +156,8 @@ fn build(world: Rect, config: Config, rects: &[Rect]) -> (Quadtree<u32>, Vec<Ite
 
 fn tree_pairs(tree: &Quadtree<u32>) -> u64 {
     let mut n = 0u64;
-    let _ = tree.for_each_pair(|_, _| {
+    tree.for_each_pair(|_, _| {
         n += 1;
-        ControlFlow::<()>::Continue(())
     });
     n
 }
@@ -234,7 +232,7 @@ fn tree_queries(tree: &Quadtree<u32>, queries: &[Rect], out: &mut Vec<ItemId>) -
         .iter()
         .map(|q| {
             out.clear();
-            tree.query_rect(q, out).unwrap() as u64
+            tree.query_in_rect(q, out).unwrap() as u64
         })
         .sum()
 }
@@ -244,12 +242,10 @@ fn tree_queries(tree: &Quadtree<u32>, queries: &[Rect], out: &mut Vec<ItemId>) -
 fn tree_visits(tree: &Quadtree<u32>, queries: &[Rect]) -> u64 {
     let mut n = 0u64;
     for q in queries {
-        let _ = tree
-            .for_each_in_rect(q, |_| {
-                n += 1;
-                ControlFlow::<()>::Continue(())
-            })
-            .unwrap();
+        tree.for_each_in_rect(q, |_| {
+            n += 1;
+        })
+        .unwrap();
     }
     n
 }
@@ -544,6 +540,7 @@ fn pairs(n: usize) -> bool {
                         .unwrap()
                 });
                 let (t, c) = median(reps, || {
+                    ws.clear();
                     pool.install(|| tree.par_pairs(&mut ws, |a, b| Some((*a.value, *b.value))))
                         as u64
                 });
@@ -576,8 +573,12 @@ fn pairs(n: usize) -> bool {
             ms(tp_grown),
             "ms",
         );
-        let (_, tested) = tree.for_each_pair_counting(|_, _| ControlFlow::<()>::Continue(()));
-        line(&format!("{p}.{label}.pair_tests"), tested as f64, "tests");
+        let ((), work) = tree.for_each_pair_counting(|_, _| {});
+        line(
+            &format!("{p}.{label}.pair_tests"),
+            work.tests as f64,
+            "tests",
+        );
         line(&format!("{p}.{label}.rebuild_and_pairs"), ms(tr + tp), "ms");
         counts.push((label, c));
         counts.push((label, c_grown));
@@ -643,7 +644,7 @@ fn queries_10x10() -> bool {
     let keyed: Vec<(u32, Rect)> = (0..).zip(rects.iter().copied()).collect();
     let want: u64 = queries[..100]
         .iter()
-        .map(|q| quadstress::oracle::query_rect(&keyed, q).len() as u64)
+        .map(|q| quadstress::oracle::query_in_rect(&keyed, q).len() as u64)
         .sum();
     let mut counts = Vec::new();
     let mut out = Vec::with_capacity(256);
@@ -709,7 +710,7 @@ fn moving(p: &str, motion: impl Fn() -> workloads::Motion) -> bool {
         (times, total)
     };
     // The tree: built once, then moved in place. Every box moves each frame, so the tree
-    // takes them as one batch on this thread (`update_many_serial`), as a caller moving
+    // takes them as one batch on this thread (`update_many`), as a caller moving
     // everything would; the same frames with one `update` per box follow.
     let mut ws = UpdateWorkspace::new();
     let trees = tree_configs()
@@ -720,8 +721,7 @@ fn moving(p: &str, motion: impl Fn() -> workloads::Motion) -> bool {
         let (mut tree, ids) = build(world, config, &start);
         let (times, total) = run(&mut |rects| {
             if batch {
-                tree.update_many_serial(&ids, |i| rects[i], &mut ws)
-                    .unwrap();
+                tree.update_many(&ids, |i| rects[i], &mut ws).unwrap();
             } else {
                 for (id, r) in ids.iter().zip(rects) {
                     tree.update(*id, *r).unwrap();

@@ -85,10 +85,7 @@ fn run() {
             tree.insert_many(items, &mut ids).unwrap();
         }
         if with_pairs {
-            let _ = tree.for_each_pair(|_, _| {
-                found += 1;
-                std::ops::ControlFlow::<()>::Continue(())
-            });
+            tree.for_each_pair(|_, _| found += 1);
         }
     };
     for _ in 0..3 {

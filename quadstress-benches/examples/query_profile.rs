@@ -12,8 +12,6 @@
 //!     ./target/release/examples/query_profile 2000
 //! ```
 
-use std::ops::ControlFlow;
-
 use quadstress::{Quadtree, Rect};
 
 /// A linear congruential generator: a fixed sequence with no dependency.
@@ -68,15 +66,13 @@ fn main() {
     for q in &rects {
         if into_vec {
             out.clear();
-            hits += tree.query_rect(q, &mut out).unwrap() as u64;
+            hits += tree.query_in_rect(q, &mut out).unwrap() as u64;
             continue;
         }
-        let _ = tree
-            .for_each_in_rect(q, |_| {
-                hits += 1;
-                ControlFlow::<()>::Continue(())
-            })
-            .unwrap();
+        tree.for_each_in_rect(q, |_| {
+            hits += 1;
+        })
+        .unwrap();
     }
     let per_query = start.elapsed().as_secs_f64() * 1e6 / queries as f64;
     println!("{queries} queries: {per_query:.3} us per query, {hits} hits");

@@ -264,7 +264,7 @@ pub mod checks {
                 .enumerate()
                 .map(|(i, r)| (i as u32, *r))
                 .collect();
-            let want = oracle::pairs(&keyed);
+            let want = oracle::query_pairs(&keyed);
             let mut got = Vec::new();
             SortAndSweep::default().pairs(&rects, |a, b| got.push((a, b)));
             got.sort_unstable();
@@ -294,7 +294,7 @@ pub mod checks {
                 let mut got = Vec::new();
                 grid.query(&q, |i| got.push(i));
                 got.sort_unstable();
-                assert_eq!(got, oracle::query_rect(&keyed, &q), "grid query {q:?}");
+                assert_eq!(got, oracle::query_in_rect(&keyed, &q), "grid query {q:?}");
             }
         }
         // A box larger than a cell is refused, not mishandled.

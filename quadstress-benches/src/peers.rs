@@ -163,10 +163,10 @@ pub mod checks {
                 )
             })
             .collect();
-        let pairs = oracle::pairs(&keyed).len() as u64;
+        let pairs = oracle::query_pairs(&keyed).len() as u64;
         let hits: u64 = queries
             .iter()
-            .map(|q| oracle::query_rect(&keyed, q).len() as u64)
+            .map(|q| oracle::query_in_rect(&keyed, q).len() as u64)
             .sum();
         let mut boxes = Vec::new();
         assert_eq!(broccoli_pairs(&rects, &mut boxes), pairs);
@@ -185,7 +185,7 @@ pub mod checks {
             .collect();
         let keyed: Vec<(u32, Rect)> = (0..).zip(moved.iter().copied()).collect();
         grown.update_all(&moved);
-        assert_eq!(grown.pairs(), oracle::pairs(&keyed).len() as u64);
+        assert_eq!(grown.pairs(), oracle::query_pairs(&keyed).len() as u64);
         let index = static_index(&rects);
         assert_eq!(static_index_queries(&index, &queries), hits);
     }

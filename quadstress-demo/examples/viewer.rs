@@ -4,8 +4,6 @@
 //! `cargo run --release --example viewer --features demo [-- --frames N]`
 //! Esc quits; `--frames N` quits by itself after N frames (CI runs it under Xvfb).
 
-use std::ops::ControlFlow;
-
 use macroquad::prelude::*;
 use quadstress::{ItemId, Quadtree, Rect};
 
@@ -79,10 +77,9 @@ async fn main() {
         }
         // Pairs: every box that touches another.
         touching.fill(false);
-        let _ = tree.for_each_pair(|a, b| {
+        tree.for_each_pair(|a, b| {
             touching[*a.value] = true;
             touching[*b.value] = true;
-            ControlFlow::<()>::Continue(())
         });
 
         clear_background(Color::from_rgba(20, 22, 28, 255));
@@ -99,7 +96,7 @@ async fn main() {
         let (mx, my) = mouse_position();
         let probe = Rect::new(mx - PROBE, my - PROBE, mx + PROBE, my + PROBE);
         let mut under = 0;
-        for item in tree.iter_rect(&probe).expect("a finite square") {
+        for item in tree.iter_in_rect(&probe) {
             let r = item.rect;
             draw_rectangle(r.min_x, r.min_y, r.width(), r.height(), SKYBLUE);
             under += 1;

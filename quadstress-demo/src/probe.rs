@@ -3,8 +3,6 @@
 //! as a cross-check. Its shape is the blue quad (a rectangle query), the disc inside it (a
 //! circle query) or its centre (the k nearest particles).
 
-use std::ops::ControlFlow;
-
 use clap::ValueEnum;
 use quadstress::{ItemId, Rect};
 use quadstress_sim::Simulation;
@@ -333,7 +331,6 @@ impl Probe {
                     if particles[i as usize].rect(s).intersects(&rect) {
                         hits.push(i);
                     }
-                    ControlFlow::<()>::Continue(())
                 },
             )
             .expect("the quad is always a valid rectangle");
@@ -345,7 +342,7 @@ impl Probe {
             brute_count,
             agrees: hits.len() == brute_count,
             nodes_visited: counts.nodes_visited,
-            particles_tested: counts.items_tested,
+            particles_tested: counts.tests as usize,
             query_ms,
             ..Report::default()
         }
@@ -359,15 +356,13 @@ impl Probe {
         let hits = &mut self.hits;
         let t = clock();
         let grown_r = circle_reach(x, y, r, 1.5 * drift);
-        let _ = tree
-            .for_each_in_circle(x, y, grown_r, |item| {
-                let i = *item.value;
-                if particles[i as usize].rect(s).intersects_circle(x, y, r) {
-                    hits.push(i);
-                }
-                ControlFlow::<()>::Continue(())
-            })
-            .expect("the disc is always finite");
+        tree.for_each_in_circle(x, y, grown_r, |item| {
+            let i = *item.value;
+            if particles[i as usize].rect(s).intersects_circle(x, y, r) {
+                hits.push(i);
+            }
+        })
+        .expect("the disc is always finite");
         let query_ms = (clock() - t) * 1e3;
         // The circle query walks the disc's bounding box and tests each item there against the
         // disc: the same walk, counted, shows the nodes it entered and the particles it tested.
@@ -377,7 +372,7 @@ impl Probe {
             .for_each_in_rect_counting(
                 &bounds,
                 |node| visited.push((node.rect, node.is_leaf)),
-                |_| ControlFlow::<()>::Continue(()),
+                |_| {},
             )
             .expect("the disc's box is always a valid rectangle");
         let brute_count = particles
@@ -390,7 +385,7 @@ impl Probe {
             brute_count,
             agrees: hits.len() == brute_count,
             nodes_visited: counts.nodes_visited,
-            particles_tested: counts.items_tested,
+            particles_tested: counts.tests as usize,
             query_ms,
             ..Report::default()
         }
@@ -404,7 +399,7 @@ impl Probe {
         self.nearest.clear();
         self.candidates.clear();
         let t = clock();
-        tree.nearest(x, y, self.k, &mut self.nearest)
+        tree.query_nearest(x, y, self.k, &mut self.nearest)
             .expect("the point is always finite");
         // The tree's distances are those of its squares. A square moved by at most `drift`
         // along each axis changes its distance by at most `drift * sqrt(2)`, so the k nearest
@@ -412,13 +407,11 @@ impl Probe {
         // every square there is measured where it is now, and the k closest kept.
         let stale_reach = self.nearest.iter().map(|&(_, d)| d).fold(0.0, f32::max);
         let candidates = &mut self.candidates;
-        let _ = tree
-            .for_each_in_circle(x, y, circle_reach(x, y, stale_reach, 3.0 * drift), |item| {
-                let i = *item.value;
-                candidates.push((particles[i as usize].rect(s).distance(x, y), i));
-                ControlFlow::<()>::Continue(())
-            })
-            .expect("the point is always finite");
+        tree.for_each_in_circle(x, y, circle_reach(x, y, stale_reach, 3.0 * drift), |item| {
+            let i = *item.value;
+            candidates.push((particles[i as usize].rect(s).distance(x, y), i));
+        })
+        .expect("the point is always finite");
         let k = self.k.min(candidates.len());
         let closer = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
         if k > 0 && k < candidates.len() {
@@ -442,7 +435,7 @@ impl Probe {
                     visited.push((node.rect, node.is_leaf));
                 }
             },
-            |_| ControlFlow::<()>::Continue(()),
+            |_| {},
         );
         // Brute force: every particle's distance, the k smallest, compared with the tree's.
         self.distances.clear();

@@ -569,7 +569,6 @@ mod tests {
     use super::*;
     use crate::app::tests_support::test_app;
     use crate::view::Camera;
-    use std::ops::ControlFlow;
 
     #[test]
     fn floor_i64_is_floor_then_a_saturating_cast() {
@@ -624,7 +623,6 @@ mod tests {
             |node| at.set(node.depth),
             |item| {
                 by_walk[*item.value as usize] = at.get();
-                ControlFlow::<()>::Continue(())
             },
         );
         assert!(by_walk.iter().all(|&d| d != u8::MAX), "a particle left out");

@@ -31,7 +31,6 @@
 //! assert!(sim.particles().iter().all(|p| w.contains_rect(&p.rect(sim.config().particle_size))));
 //! ```
 
-use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rand::rngs::StdRng;
@@ -477,9 +476,10 @@ impl Simulation {
                     (&mut self.tree, &self.ids, &mut self.moves, &self.particles);
                 let rect_of = |i: usize| particles[i].rect(s);
                 if self.workers.serial() {
-                    tree.update_many_serial(ids, rect_of, moves)
+                    tree.update_many(ids, rect_of, moves)
                 } else {
-                    self.workers.run(|| tree.update_many(ids, rect_of, moves))
+                    self.workers
+                        .run(|| tree.par_update_many(ids, rect_of, moves))
                 }
                 .expect("particle handles stay valid and positions finite");
                 self.note_seen();
@@ -512,14 +512,15 @@ impl Simulation {
             Broadphase::Incremental | Broadphase::Rebuild if self.workers.serial() => {
                 let contacts = &mut self.contacts;
                 contacts.clear();
-                let (_, tests) = self.tree.for_each_pair_counting(|a, b| {
+                let ((), counts) = self.tree.for_each_pair_counting(|a, b| {
                     contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
-                    ControlFlow::<()>::Continue(())
                 });
-                tests
+                counts.tests
             }
             Broadphase::Incremental | Broadphase::Rebuild => {
                 let (tree, pairs) = (&self.tree, &mut self.pair_buffers);
+                // The search appends: last step's pairs go first.
+                pairs.clear();
                 self.workers.run(|| {
                     tree.par_pairs(pairs, |a, b| {
                         Some((*a.value.min(b.value), *a.value.max(b.value)))
@@ -577,12 +578,11 @@ impl Simulation {
         let grown = rect.grown(d);
         let s = self.config.particle_size;
         let particles = &self.particles;
-        let _ = self.tree.for_each_in_rect(&grown, |item| {
+        self.tree.for_each_in_rect(&grown, |item| {
             let i = *item.value;
             if particles[i as usize].rect(s).intersects(rect) {
                 out.push(i);
             }
-            ControlFlow::<()>::Continue(())
         })?;
         Ok(out.len() - before)
     }

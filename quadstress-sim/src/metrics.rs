@@ -4,8 +4,6 @@
 //! of any squares, so that a peer engine's bodies are measured by the same code. Computed on demand: a step never
 //! pays for these.
 
-use std::ops::ControlFlow;
-
 use super::{percentile, Particle, Simulation};
 use quadstress::{Config, Quadtree, Rect};
 
@@ -125,7 +123,7 @@ pub fn overlap_of(particles: &[Particle], size: f32, world: Rect, tree: Config) 
     )
     .expect("finite particles");
     let (mut pairs, mut sum, mut max) = (0usize, 0f64, 0f64);
-    let _ = tree.for_each_pair(|a, b| {
+    tree.for_each_pair(|a, b| {
         let (p, q) = (particles[*a.value as usize], particles[*b.value as usize]);
         let ox = f64::from(s) - (f64::from(p.x) - f64::from(q.x)).abs();
         let oy = f64::from(s) - (f64::from(p.y) - f64::from(q.y)).abs();
@@ -133,7 +131,6 @@ pub fn overlap_of(particles: &[Particle], size: f32, world: Rect, tree: Config) 
         pairs += 1;
         sum += depth;
         max = max.max(depth);
-        ControlFlow::<()>::Continue(())
     });
     Overlap {
         pairs,

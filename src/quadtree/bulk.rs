@@ -17,7 +17,7 @@
 //! A node's list receives its items in input order whichever way it is filled, so the
 //! serial and the parallel build make the same tree, bit for bit.
 
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
+use super::{BatchError, Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
 
 /// Builds of at most this many items push each item straight into its node's list. Larger
 /// ones group the items by node first and fill the lists one after the other: the scatter
@@ -166,8 +166,8 @@ impl<T> Quadtree<T> {
     /// to their final nodes instead of being moved down by every split. The result is the same
     /// tree shape as one-by-one insertion of the same items would reach, with its straddlers
     /// sorted for region queries as [`sort_straddlers`](Self::sort_straddlers) leaves them.
-    /// Existing items keep their handles. With the `rayon` feature,
-    /// [`par_insert_many`](Self::par_insert_many) builds the same tree on every core.
+    /// Existing items keep their handles. With the `rayon` feature, `par_insert_many` builds
+    /// the same tree on every core.
     ///
     /// All or nothing: every rectangle is checked before anything changes.
     ///
@@ -177,14 +177,16 @@ impl<T> Quadtree<T> {
     /// O(s log s) for the sort of the s items kept in internal nodes.
     ///
     /// # Errors
-    /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for any bad rectangle,
+    /// A [`BatchError`] with the index of the first refused item:
+    /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for a bad rectangle,
     /// [`QuadtreeError::Full`] if the handles would run out (more than
     /// [`MAX_ITEMS`](crate::MAX_ITEMS) slots, freed ones included; refused as soon as the
-    /// iterator passes that). The first error found is returned; the tree and `ids` are
+    /// iterator passes that), [`QuadtreeError::OutOfMemory`] (index 0) if the allocator
+    /// refuses `ids` the room the iterator's lower size bound asks. The tree and `ids` are
     /// unchanged then, as they are if the iterator panics.
     ///
     /// ```
-    /// use quadstress::{Quadtree, QuadtreeError, Rect};
+    /// use quadstress::{BatchError, Quadtree, QuadtreeError, Rect};
     /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
     /// let mut ids = Vec::new();
     /// let items = (0..1000).map(|i| (Rect::from_min_size((i % 100) as f32, (i / 10) as f32, 0.5, 0.5), i));
@@ -194,14 +196,11 @@ impl<T> Quadtree<T> {
     /// assert!(tree.validate().is_ok());
     ///
     /// let bad = [(Rect::new(0.0, 0.0, 1.0, 1.0), 1), (Rect::new(f32::NAN, 0.0, 1.0, 1.0), 2)];
-    /// assert_eq!(tree.insert_many(bad, &mut ids), Err(QuadtreeError::NonFinite));
+    /// let refused = BatchError { index: 1, error: QuadtreeError::NonFinite };
+    /// assert_eq!(tree.insert_many(bad, &mut ids), Err(refused));
     /// assert_eq!((tree.len(), ids.len()), (1000, 1000));
     /// ```
-    pub fn insert_many<I>(
-        &mut self,
-        items: I,
-        ids: &mut Vec<ItemId>,
-    ) -> Result<usize, QuadtreeError>
+    pub fn insert_many<I>(&mut self, items: I, ids: &mut Vec<ItemId>) -> Result<usize, BatchError>
     where
         I: IntoIterator<Item = (Rect, T)>,
     {
@@ -215,7 +214,10 @@ impl<T> Quadtree<T> {
         let items = items.into_iter();
         if ids.try_reserve(items.size_hint().0).is_err() {
             self.bulk = b;
-            return Err(QuadtreeError::OutOfMemory);
+            return Err(BatchError {
+                index: 0,
+                error: QuadtreeError::OutOfMemory,
+            });
         }
         let mut out = HandlesOut::new(ids);
         let mut handout = self.slot_handout();
@@ -228,10 +230,11 @@ impl<T> Quadtree<T> {
                 Ok(()) if b.items.len() >= room => Some(QuadtreeError::Full),
                 Ok(()) => None,
             };
-            if let Some(e) = refused {
+            if let Some(error) = refused {
+                let index = b.items.len();
                 b.clear_items();
                 self.bulk = b;
-                return Err(e);
+                return Err(BatchError { index, error });
             }
             let cell = self.cell_index(&rect);
             b.cells[cell as usize] += 1;
@@ -722,7 +725,10 @@ pub(super) mod tests {
         });
         assert_eq!(
             tree.insert_many(bad, &mut ids),
-            Err(QuadtreeError::NonFinite)
+            Err(BatchError {
+                index: 399,
+                error: QuadtreeError::NonFinite
+            })
         );
         assert_eq!((tree.len(), &ids), (len, &kept));
         tree.validate().unwrap();

@@ -167,7 +167,7 @@ impl Rect {
     /// Euclidean distance from the point to the nearest point of the rectangle (0 when the
     /// point is inside): computed in `f64` and rounded to the nearest `f32` (so infinite only
     /// when the true distance is beyond `f32::MAX`). This is the distance
-    /// [`Quadtree::nearest`](crate::Quadtree::nearest) reports.
+    /// [`Quadtree::query_nearest`](crate::Quadtree::query_nearest) reports.
     ///
     /// ```
     /// let r = quadstress::Rect::new(0.0, 0.0, 0.0, 0.0);

@@ -1,6 +1,6 @@
 //! Read-only walks over the structure: nodes for drawing, statistics for a HUD, all items.
 
-use super::{ItemRef, Node, Quadtree, Rect, MAX_DEPTH};
+use super::{ItemRef, Node, Quadtree, Rect, VisitResult, MAX_DEPTH};
 use std::ops::ControlFlow;
 
 /// One node of the tree, as [`Quadtree::nodes`] yields it.
@@ -207,7 +207,8 @@ impl<T> Quadtree<T> {
     }
 
     /// Every node in use with the items it holds itself (not its descendants'), in the
-    /// order of [`nodes`](Self::nodes); stops when `f` breaks, with its value.
+    /// order of [`nodes`](Self::nodes); `f` returns `()` or `ControlFlow` ([`VisitResult`]), and
+    /// the walk stops at its first `Break`, returning it.
     ///
     /// A walk that needs each item's node (its depth for colouring, its cell) reads every
     /// list once this way, with no rectangle tests and no stack, where a query over the
@@ -225,9 +226,8 @@ impl<T> Quadtree<T> {
     /// tree.insert(Rect::new(0.5, 0.5, 0.6, 0.6), "corner").unwrap();
     /// tree.insert(Rect::new(7.5, 7.5, 7.6, 7.6), "far corner").unwrap();
     /// let mut depths = Vec::new();
-    /// let _ = tree.for_each_node_items(|node, items| {
+    /// tree.for_each_node_items(|node, items| {
     ///     depths.extend(items.map(|item| (*item.value, node.depth)));
-    ///     ControlFlow::<()>::Continue(())
     /// });
     /// depths.sort();
     /// assert_eq!(depths, [("centre", 0), ("corner", 1), ("far corner", 1)]);
@@ -238,16 +238,21 @@ impl<T> Quadtree<T> {
     /// });
     /// assert_eq!(first, ControlFlow::Break("centre"));
     /// ```
-    pub fn for_each_node_items<'a, B, F>(&'a self, mut f: F) -> ControlFlow<B>
+    pub fn for_each_node_items<'a, R, F>(&'a self, mut f: F) -> R
     where
-        F: FnMut(NodeInfo, NodeItems<'a, T>) -> ControlFlow<B>,
+        F: FnMut(NodeInfo, NodeItems<'a, T>) -> R,
+        R: VisitResult,
     {
         for (n, node) in self.nodes.iter().enumerate() {
             if node.live {
-                f(self.node_info(n as u32, node), NodeItems::of(node))?;
+                if let ControlFlow::Break(b) =
+                    f(self.node_info(n as u32, node), NodeItems::of(node)).branch()
+                {
+                    return R::from_flow(ControlFlow::Break(b));
+                }
             }
         }
-        ControlFlow::Continue(())
+        R::from_flow(ControlFlow::Continue(()))
     }
 
     /// [`for_each_node_items`](Self::for_each_node_items) on every thread of rayon's current

@@ -16,13 +16,15 @@
 //! - `items`: a node's item list and its block scans;
 //! - `simd`: the block test and bounding box in each target's vector form (the tree's only unsafe code);
 //! - `traverse`: the explicit-stack and table walks every query and the pair search use;
-//! - `query`: rectangle, point, circle, colliding-with and nearest queries;
-//! - `iter_rect`: the rectangle query as an iterator;
-//! - `query_mut`: payloads mutable, all of them or those in a rectangle;
+//! - `visit`: [`VisitResult`], what a callback returns (`()` or `ControlFlow`);
+//! - `query`: rectangle, point, circle, colliding-with and nearest queries, callback and
+//!   appending forms;
+//! - `query_iter`: the region queries as iterators;
+//! - `query_mut`: payloads mutable, all of them or those a region query finds;
 //! - `pairs`: all intersecting pairs;
 //! - `par_pairs` (feature `rayon`): the pair search over fixed chunks of nodes on every core;
-//! - `update_many` (feature `rayon`): many moves at once, planned and rewritten in place on
-//!   every core;
+//! - `update_many`: many moves at once, planned, then rewritten in place (on every core with
+//!   feature `rayon`);
 //! - `bulk`: rebuilding from many items at once;
 //! - `par_bulk` (feature `rayon`): the same rebuild on every core, the same tree on any
 //!   thread count;
@@ -138,7 +140,6 @@ mod error;
 mod geom;
 mod inspect;
 mod items;
-mod iter_rect;
 mod pairs;
 #[cfg(feature = "rayon")]
 mod par_bulk;
@@ -146,13 +147,14 @@ mod par_bulk;
 mod par_pairs;
 mod placement;
 mod query;
+mod query_iter;
 mod query_mut;
 mod simd;
 mod slots;
 mod traverse;
-#[cfg(feature = "rayon")]
 mod update_many;
 mod validate;
+mod visit;
 
 use arena::{Node, NULL};
 use items::ItemList;
@@ -163,15 +165,15 @@ pub use config::{Config, Placement, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY};
 pub use error::QuadtreeError;
 pub use geom::Rect;
 pub use inspect::{Iter, NodeInfo, NodeItems, Nodes, TreeStats};
-pub use iter_rect::RectIter;
 #[cfg(feature = "rayon")]
 pub use par_pairs::PairWorkspace;
 pub use query::QueryCounts;
+pub use query_iter::{CollidingWith, InCircle, InRect};
 pub use query_mut::{ItemMut, IterMut};
 pub use slots::{ItemId, ItemRef};
-#[cfg(feature = "rayon")]
 pub use update_many::{BatchError, UpdateWorkspace};
 pub use validate::InvariantError;
+pub use visit::VisitResult;
 
 /// A dynamic 2D quadtree of axis-aligned rectangles with a payload `T`.
 ///
@@ -182,17 +184,57 @@ pub use validate::InvariantError;
 /// # Usage
 /// ```
 /// use quadstress::{Quadtree, Rect};
-/// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 800.0, 600.0)).unwrap();
-/// let a = tree.insert(Rect::from_min_size(10.0, 10.0, 8.0, 8.0), "a").unwrap();
-/// let b = tree.insert(Rect::from_min_size(15.0, 15.0, 8.0, 8.0), "b").unwrap();
-/// tree.update(b, Rect::from_min_size(400.0, 300.0, 8.0, 8.0)).unwrap();
+/// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 800.0, 600.0))?;
+/// let a = tree.insert(Rect::from_min_size(10.0, 10.0, 8.0, 8.0), "a")?;
+/// let b = tree.insert(Rect::from_min_size(15.0, 15.0, 8.0, 8.0), "b")?;
+/// tree.update(b, Rect::from_min_size(400.0, 300.0, 8.0, 8.0))?;
 ///
+/// let near_origin = Rect::new(0.0, 0.0, 100.0, 100.0);
+/// let names: Vec<&str> = tree.iter_in_rect(&near_origin).map(|item| *item.value).collect();
+/// assert_eq!(names, ["a"]);
 /// let mut hits = Vec::new();
-/// tree.query_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), &mut hits).unwrap();
+/// tree.query_in_rect(&near_origin, &mut hits)?;
 /// assert_eq!(hits, vec![a]);
 /// assert_eq!(tree.remove(a), Some("a"));
 /// assert_eq!(tree.remove(a), None); // stale handle: nothing else is touched
+/// # Ok::<(), quadstress::QuadtreeError>(())
 /// ```
+///
+/// # Queries: one vocabulary
+/// Each query has a stem, and each stem the same forms, named by one rule:
+///
+/// | stem: what it finds | iterator `iter_*` | callback `for_each_*` | `Vec` of handles `query_*` | payloads mutable `for_each_*_mut` |
+/// |---|---|---|---|---|
+/// | `in_rect`: items intersecting a rectangle | [`iter_in_rect`](Self::iter_in_rect) | [`for_each_in_rect`](Self::for_each_in_rect) | [`query_in_rect`](Self::query_in_rect) | [`for_each_in_rect_mut`](Self::for_each_in_rect_mut) |
+/// | `at_point`: items containing a point | [`iter_at_point`](Self::iter_at_point) | [`for_each_at_point`](Self::for_each_at_point) | [`query_at_point`](Self::query_at_point) | [`for_each_at_point_mut`](Self::for_each_at_point_mut) |
+/// | `in_circle`: items meeting a disc | [`iter_in_circle`](Self::iter_in_circle) | [`for_each_in_circle`](Self::for_each_in_circle) | [`query_in_circle`](Self::query_in_circle) | [`for_each_in_circle_mut`](Self::for_each_in_circle_mut) |
+/// | `colliding_with`: the other items touching one item | [`iter_colliding_with`](Self::iter_colliding_with) | [`for_each_colliding_with`](Self::for_each_colliding_with) | [`query_colliding_with`](Self::query_colliding_with) | [`for_each_colliding_with_mut`](Self::for_each_colliding_with_mut) |
+/// | `nearest`: the k nearest items, nearest first, with distances | none (the search ends before the first answer) | [`for_each_nearest`](Self::for_each_nearest) | [`query_nearest`](Self::query_nearest) | none |
+/// | `pair`: every intersecting pair, once | none (the search nests walks) | [`for_each_pair`](Self::for_each_pair) | [`query_pairs`](Self::query_pairs) | none (two items at once) |
+///
+/// - **Iterators** yield [`ItemRef`]s (handle, rectangle, `&T` lent for the tree's borrow)
+///   and take no `Result`, so `.map(|item| item.value)` works at once: input the other
+///   forms refuse (a NaN or infinite coordinate, an inverted rectangle, a negative radius,
+///   a stale handle) meets no item and the iterator is empty. [`Rect::check`] tells a bad
+///   query apart from an empty answer.
+/// - **Callbacks** get the same `ItemRef`s and may return `()` to see every item, or
+///   [`ControlFlow<B>`](std::ops::ControlFlow) to stop at the first `Break(value)`
+///   ([`VisitResult`]); the query returns the closure's type, in a `Result` when the input
+///   can be refused: `tree.for_each_in_rect(&r, |item| found.push(item.value))?`.
+///   `for_each_in_rect_counting` and `for_each_pair_counting` also return the
+///   [`QueryCounts`] of the work done.
+/// - **`query_*`** appends to the caller's `Vec` (never clears it) and returns how many it
+///   appended; reuse the `Vec` to allocate nothing.
+/// - **Batches**: [`insert_many`](Self::insert_many) and [`update_many`](Self::update_many)
+///   are all or nothing, and their [`BatchError`] names the first refused item.
+/// - **`par_*`** (feature `rayon`) is the parallel form of the name it prefixes
+///   (`par_insert_many`, `par_update_many`, `par_for_each_node_items`), and `par_pairs` the
+///   pair search, mapped into a `PairWorkspace` (appended, like every `out`). Each gives the
+///   same answer on any thread count.
+///
+/// No query allocates, apart from what a caller's `Vec` grows by (and `for_each_nearest`
+/// with `k` above 32). Nothing recurses: every walk keeps an explicit stack of at most
+/// `4 * MAX_DEPTH + 4` node indices on the call stack or inside the iterator.
 ///
 /// # Placement
 /// Each item is stored exactly once, in the smallest existing node whose cell contains its
@@ -216,13 +258,13 @@ pub use validate::InvariantError;
 ///   or merge when one happens;
 /// - `update` within the same node: O(1); to another node: as remove plus insert, without
 ///   any search;
-/// - queries: O(D + k) node visits for a small query region, where k is the items found,
-///   plus the items held in the visited nodes;
+/// - `update_many`: O(batch) checks and placements, then as `update` for each move that
+///   changes node;
+/// - region queries: O(D + k) node visits for a small query region, where k is the items
+///   found, plus the items held in the visited nodes;
+/// - nearest: about O(D + k) node visits on evenly spread data, O(log k) per candidate;
 /// - `for_each_pair`: each node's items against each other and against the overlapping
 ///   items below them.
-///
-/// Nothing recurses: every walk uses an explicit stack of at most `4 * MAX_DEPTH + 4`
-/// entries held on the call stack, so queries allocate nothing.
 ///
 /// # Caveats
 /// - Rectangles straddling the lines of large cells stay high in the tree, as in every

@@ -3,11 +3,17 @@
 use std::ops::{ControlFlow, Range};
 
 use super::items::{with_block_test, Lanes};
-use super::{CellRange, ItemId, ItemList, ItemRef, Node, Placement, Quadtree, Rect, NULL};
+use super::{
+    CellRange, ItemId, ItemList, ItemRef, Node, Placement, Quadtree, QueryCounts, Rect,
+    VisitResult, NULL,
+};
 
 impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
-    /// (closed: touching counts), until `f` returns `Break`. Allocates nothing.
+    /// (closed: touching counts); `f` returns `()` to see every pair, or `ControlFlow` to stop
+    /// at its first `Break` ([`VisitResult`]), and the search returns what `f` returns.
+    /// Allocates nothing. The pairs' handles appended to a `Vec`:
+    /// [`query_pairs`](Self::query_pairs); on every core: `par_pairs` (feature `rayon`).
     ///
     /// As with [`for_each_in_rect`](Self::for_each_in_rect), the [`ItemRef`]s lend the
     /// payloads for as long as the tree is borrowed, and `Break(value)` stops the search and
@@ -34,18 +40,17 @@ impl<T> Quadtree<T> {
     /// ```
     /// use std::ops::ControlFlow;
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// tree.insert(Rect::new(0.0, 0.0, 2.0, 2.0), 'a').unwrap();
-    /// tree.insert(Rect::new(2.0, 2.0, 3.0, 3.0), 'b').unwrap(); // touches a at a corner
-    /// tree.insert(Rect::new(40.0, 40.0, 70.0, 70.0), 'c').unwrap(); // crosses the centre lines
-    /// tree.insert(Rect::new(60.0, 60.0, 61.0, 61.0), 'd').unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// tree.insert(Rect::new(0.0, 0.0, 2.0, 2.0), 'a')?;
+    /// tree.insert(Rect::new(2.0, 2.0, 3.0, 3.0), 'b')?; // touches a at a corner
+    /// tree.insert(Rect::new(40.0, 40.0, 70.0, 70.0), 'c')?; // crosses the centre lines
+    /// tree.insert(Rect::new(60.0, 60.0, 61.0, 61.0), 'd')?;
     /// // The payloads are lent for as long as `tree` is borrowed, so the pairs can keep them.
     /// let mut pairs: Vec<[&char; 2]> = Vec::new();
     /// tree.for_each_pair(|a, b| {
     ///     let mut p = [a.value, b.value];
     ///     p.sort();
     ///     pairs.push(p);
-    ///     ControlFlow::<()>::Continue(())
     /// });
     /// pairs.sort();
     /// assert_eq!(pairs, vec![[&'a', &'b'], [&'c', &'d']]);
@@ -56,34 +61,47 @@ impl<T> Quadtree<T> {
     ///     _ => ControlFlow::Continue(()),
     /// });
     /// assert_eq!(partner, ControlFlow::Break('c'));
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_pair<'a, B, F>(&'a self, f: F) -> ControlFlow<B>
+    pub fn for_each_pair<'a, R, F>(&'a self, f: F) -> R
     where
-        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
+        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> R,
+        R: VisitResult,
     {
         self.for_each_pair_counting(f).0
     }
 
-    /// As [`for_each_pair`](Self::for_each_pair), and also returns how many rectangle pairs
-    /// were tested: the work a brute-force search would do is `n * (n - 1) / 2`.
+    /// As [`for_each_pair`](Self::for_each_pair), and also returns the work done: the nodes
+    /// searched and how many rectangle pairs were tested ([`QueryCounts::tests`]); the work a
+    /// brute-force search would do is `n * (n - 1) / 2` tests.
     ///
     /// ```
-    /// use std::ops::ControlFlow;
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 1000.0, 1000.0)).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 1000.0, 1000.0))?;
     /// for i in 0..1000 {
-    ///     tree.insert(Rect::from_min_size((i % 40) as f32 * 25.0, (i / 40) as f32 * 25.0, 2.0, 2.0), i).unwrap();
+    ///     tree.insert(Rect::from_min_size((i % 40) as f32 * 25.0, (i / 40) as f32 * 25.0, 2.0, 2.0), i)?;
     /// }
-    /// let (_, tests) = tree.for_each_pair_counting(|_, _| ControlFlow::<()>::Continue(()));
-    /// assert!(tests < 1000 * 999 / 2 / 20);
+    /// let ((), counts) = tree.for_each_pair_counting(|_, _| {});
+    /// assert!(counts.tests < 1000 * 999 / 2 / 20);
+    /// assert_eq!(counts.nodes_visited, tree.stats().nodes);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_pair_counting<'a, B, F>(&'a self, mut f: F) -> (ControlFlow<B>, u64)
+    pub fn for_each_pair_counting<'a, R, F>(&'a self, mut f: F) -> (R, QueryCounts)
     where
-        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> ControlFlow<B>,
+        F: FnMut(ItemRef<'a, T>, ItemRef<'a, T>) -> R,
+        R: VisitResult,
     {
         let mut tests = 0u64;
-        let flow = self.pairs_in_nodes(0..self.nodes.len(), &mut f, &mut tests);
-        (flow, tests)
+        let flow = self.pairs_in_nodes(
+            0..self.nodes.len(),
+            &mut |a, b| f(a, b).branch(),
+            &mut tests,
+        );
+        let counts = QueryCounts {
+            nodes_visited: self.nodes().len(),
+            tests,
+        };
+        (R::from_flow(flow), counts)
     }
 
     /// The pairs that the nodes with indices in `nodes` report, in node order: every pair is
@@ -206,20 +224,18 @@ impl<T> Quadtree<T> {
     ///
     /// ```
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0)).unwrap();
-    /// let a = tree.insert(Rect::new(0.0, 0.0, 2.0, 2.0), ()).unwrap();
-    /// let b = tree.insert(Rect::new(1.0, 1.0, 3.0, 3.0), ()).unwrap();
-    /// tree.insert(Rect::new(8.0, 8.0, 9.0, 9.0), ()).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0))?;
+    /// let a = tree.insert(Rect::new(0.0, 0.0, 2.0, 2.0), ())?;
+    /// let b = tree.insert(Rect::new(1.0, 1.0, 3.0, 3.0), ())?;
+    /// tree.insert(Rect::new(8.0, 8.0, 9.0, 9.0), ())?;
     /// let mut out = Vec::new();
-    /// assert_eq!(tree.pairs(&mut out), 1);
+    /// assert_eq!(tree.query_pairs(&mut out), 1);
     /// assert_eq!(out, vec![(a, b)]);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn pairs(&self, out: &mut Vec<(ItemId, ItemId)>) -> usize {
+    pub fn query_pairs(&self, out: &mut Vec<(ItemId, ItemId)>) -> usize {
         let before = out.len();
-        let _ = self.for_each_pair(|a, b| {
-            out.push((a.id.min(b.id), a.id.max(b.id)));
-            ControlFlow::<()>::Continue(())
-        });
+        self.for_each_pair(|a, b| out.push((a.id.min(b.id), a.id.max(b.id))));
         out.len() - before
     }
 }

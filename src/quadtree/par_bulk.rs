@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::bulk::{HandlesOut, Staged};
-use super::{Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
+use super::{BatchError, Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
 
 /// Batches smaller than this are staged and placed on the caller's thread: the same tree,
 /// without the parallel passes' overhead.
@@ -45,13 +45,14 @@ impl<T: Send + Sync> Quadtree<T> {
     /// apart, and leaves it cleared (every handle stale), never half-built.
     ///
     /// # Errors
-    /// [`QuadtreeError::Full`] if `n` more items would not all get handles (checked first),
-    /// [`QuadtreeError::OutOfMemory`] if the allocator refuses the staging buffers, else
-    /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for the bad rectangle
-    /// of lowest index. The tree and `ids` are unchanged then.
+    /// A [`BatchError`]: [`QuadtreeError::Full`] if `n` more items would not all get handles
+    /// (checked first; the index is the first item that would not),
+    /// [`QuadtreeError::OutOfMemory`] (index 0) if the allocator refuses the staging buffers,
+    /// else [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for the bad
+    /// rectangle of lowest index, with that index. The tree and `ids` are unchanged then.
     ///
     /// ```
-    /// use quadstress::{Quadtree, QuadtreeError, Rect};
+    /// use quadstress::{BatchError, Quadtree, QuadtreeError, Rect};
     /// let rect_of = |i: usize| Rect::from_min_size((i % 100) as f32, (i / 10) as f32, 0.5, 0.5);
     /// let mut serial = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
     /// let mut ids = Vec::new();
@@ -72,7 +73,7 @@ impl<T: Send + Sync> Quadtree<T> {
     ///
     /// let bad = |i: usize| if i == 7 { Rect::new(2.0, 0.0, 1.0, 1.0) } else { rect_of(i) };
     /// let refused = pool.install(|| parallel.par_insert_many(10, bad, |i| i, &mut par_ids));
-    /// assert_eq!(refused, Err(QuadtreeError::Inverted));
+    /// assert_eq!(refused, Err(BatchError { index: 7, error: QuadtreeError::Inverted }));
     /// assert_eq!((parallel.len(), par_ids.len()), (1000, 1000));
     /// ```
     pub fn par_insert_many<R, V>(
@@ -81,21 +82,29 @@ impl<T: Send + Sync> Quadtree<T> {
         rect_of: R,
         value_of: V,
         ids: &mut Vec<ItemId>,
-    ) -> Result<usize, QuadtreeError>
+    ) -> Result<usize, BatchError>
     where
         R: Fn(usize) -> Rect + Sync + Send,
         V: Fn(usize) -> T + Sync + Send,
     {
-        if n > MAX_ITEMS.saturating_sub(self.slots.len()) {
-            return Err(QuadtreeError::Full);
+        let room = MAX_ITEMS.saturating_sub(self.slots.len());
+        if n > room {
+            return Err(BatchError {
+                index: room,
+                error: QuadtreeError::Full,
+            });
         }
+        let out_of_memory = BatchError {
+            index: 0,
+            error: QuadtreeError::OutOfMemory,
+        };
         // Stage 1: stage, check and place everything before touching the tree.
         let mut b = std::mem::take(&mut self.bulk);
         b.clear_items();
         b.reset_cells(self.config.max_depth);
         if b.items.try_reserve(n).is_err() || b.routes.try_reserve(n).is_err() {
             self.bulk = b;
-            return Err(QuadtreeError::OutOfMemory);
+            return Err(out_of_memory);
         }
         let placeholder = SlotKey {
             index: NULL,
@@ -108,11 +117,11 @@ impl<T: Send + Sync> Quadtree<T> {
                 key: placeholder,
                 value: None,
             }));
-            for staged in &b.items {
-                if let Err(e) = staged.rect.check() {
+            for (index, staged) in b.items.iter().enumerate() {
+                if let Err(error) = staged.rect.check() {
                     b.clear_items();
                     self.bulk = b;
-                    return Err(e);
+                    return Err(BatchError { index, error });
                 }
                 let cell = self.cell_index(&staged.rect);
                 b.cells[cell as usize] += 1;
@@ -130,7 +139,8 @@ impl<T: Send + Sync> Quadtree<T> {
         // handles written along the walk cost less than a parallel pass of their own.
         // The handles go back out of `ids` if anything below panics.
         let mut out = HandlesOut::new(ids);
-        self.stage_handles(n, out.ids)?;
+        self.stage_handles(n, out.ids)
+            .map_err(|error| BatchError { index: 0, error })?;
         // Stage 3: everything already stored joins the staging area, and all is placed anew.
         self.stage_stored();
         // A panic in `value_of` stops the filling half-way: the tree is cleared before it
@@ -153,7 +163,7 @@ impl<T: Send + Sync> Quadtree<T> {
 
     /// Stage 1 of a large batch on every core: each item's rectangle, check and cell, and
     /// the cells' counts; the bad rectangle of lowest index if any.
-    fn par_stage<R>(&mut self, n: usize, rect_of: &R) -> Result<(), QuadtreeError>
+    fn par_stage<R>(&mut self, n: usize, rect_of: &R) -> Result<(), BatchError>
     where
         R: Fn(usize) -> Rect + Sync + Send,
     {
@@ -186,7 +196,8 @@ impl<T: Send + Sync> Quadtree<T> {
         let mut refused = None;
         for (i, &cell) in b.routes.iter().enumerate() {
             if cell == NULL {
-                refused = Some(b.items[i].rect.check().expect_err("a refused rectangle"));
+                let error = b.items[i].rect.check().expect_err("a refused rectangle");
+                refused = Some(BatchError { index: i, error });
                 break;
             }
             b.cells[cell as usize] += 1;
@@ -262,7 +273,7 @@ impl<T: Send + Sync> Quadtree<T> {
 #[cfg(test)]
 mod tests {
     use crate::quadtree::bulk::tests::{build_configs, rect_of};
-    use crate::quadtree::{Quadtree, Rect};
+    use crate::quadtree::{BatchError, Quadtree, Rect, MAX_ITEMS};
 
     /// Everything a bulk build decides: each node's place and links, each list's items in
     /// order, and each slot.
@@ -401,9 +412,17 @@ mod tests {
             _ => rect_of(i),
         };
         let r = pool.install(|| tree.par_insert_many(40_000, bad, |i| i as u32, &mut ids));
-        assert_eq!(r, Err(QuadtreeError::Inverted));
+        let inverted = BatchError {
+            index: 20_000,
+            error: QuadtreeError::Inverted,
+        };
+        assert_eq!(r, Err(inverted));
         let r = pool.install(|| tree.par_insert_many(usize::MAX, bad, |i| i as u32, &mut ids));
-        assert_eq!(r, Err(QuadtreeError::Full));
+        let full = BatchError {
+            index: MAX_ITEMS - 500,
+            error: QuadtreeError::Full,
+        };
+        assert_eq!(r, Err(full));
         assert_eq!(ids.len(), 500);
         assert!(layout(&tree) == before);
         tree.validate().unwrap();

@@ -6,6 +6,7 @@
 //! count, and the buffers are read in chunk order: the pairs come out exactly as the serial
 //! [`Quadtree::for_each_pair`] reports them, whatever pool runs the search.
 
+use std::convert::Infallible;
 use std::ops::{ControlFlow, Range};
 
 use rayon::prelude::*;
@@ -27,9 +28,10 @@ struct Chunk<P> {
     tests: u64,
 }
 
-/// The reusable buffers of [`Quadtree::par_pairs`]: one buffer of results per chunk. Keep one
-/// and pass it to every search: once the buffers have grown to the largest answer, a search
-/// allocates nothing.
+/// The reusable buffers of [`Quadtree::par_pairs`]: one buffer of results per chunk. Keep one,
+/// [`clear`](Self::clear) it and pass it to every search: once the buffers have grown to the
+/// largest answer, a search allocates nothing. A search appends its results, as every query's
+/// `out` does.
 ///
 /// The results read in chunk order ([`iter`](Self::iter), [`chunks`](Self::chunks)), which
 /// is the order of [`Quadtree::for_each_pair`].
@@ -46,7 +48,8 @@ struct Chunk<P> {
 #[derive(Debug, Clone)]
 pub struct PairWorkspace<P> {
     chunks: Vec<Chunk<P>>,
-    /// Chunks used by the last search (the rest keep their buffers for later).
+    /// Chunks holding results, of every search since the last `clear` (the rest keep their
+    /// buffers for later).
     used: usize,
 }
 
@@ -65,28 +68,29 @@ impl<P> PairWorkspace<P> {
         }
     }
 
-    /// Results of the last search.
+    /// Results held: those of every search since the last [`clear`](Self::clear).
     pub fn len(&self) -> usize {
         self.chunks().map(<[P]>::len).sum()
     }
 
-    /// Whether the last search found nothing.
+    /// Whether the workspace holds no results.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The results of the last search, in order.
+    /// The results held, in order: search by search, each in the order of
+    /// [`Quadtree::for_each_pair`].
     pub fn iter(&self) -> impl Iterator<Item = &P> + '_ {
         self.chunks().flatten()
     }
 
-    /// The results of the last search as consecutive slices, in order (one per chunk; a
+    /// The results held as consecutive slices, in order (one per chunk; a
     /// consumer can hand them to threads without copying them into one list).
     pub fn chunks(&self) -> impl Iterator<Item = &[P]> + '_ {
         self.chunks[..self.used].iter().map(|c| c.pairs.as_slice())
     }
 
-    /// Rectangle pairs the last search tested, as
+    /// Rectangle pairs the searches since the last [`clear`](Self::clear) tested, as
     /// [`for_each_pair_counting`](Quadtree::for_each_pair_counting) counts them.
     pub fn tests(&self) -> u64 {
         self.chunks[..self.used].iter().map(|c| c.tests).sum()
@@ -106,8 +110,9 @@ impl<T: Sync> Quadtree<T> {
     /// Finds every intersecting pair, as [`for_each_pair`](Self::for_each_pair) does, on the
     /// current rayon pool (run it inside `pool.install` to choose the threads), and keeps
     /// `f(a, b)` for each pair where it returns `Some`. Returns how many results were kept;
-    /// they replace `out`'s previous results and read in the order `for_each_pair` reports
-    /// the pairs, on every thread count.
+    /// they are appended to `out` (as every query's `out`: [`PairWorkspace::clear`] it to
+    /// reuse it) and read in the order `for_each_pair` reports the pairs, on every thread
+    /// count.
     ///
     /// # Runtime
     /// The work of `for_each_pair`, cut into at most 64 chunks of consecutive nodes with
@@ -116,7 +121,6 @@ impl<T: Sync> Quadtree<T> {
     /// buffer must grow.
     ///
     /// ```
-    /// use std::ops::ControlFlow;
     /// use quadstress::{PairWorkspace, Quadtree, Rect};
     /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
     /// for i in 0..5_000u32 {
@@ -124,50 +128,57 @@ impl<T: Sync> Quadtree<T> {
     ///     tree.insert(Rect::from_min_size(x, y, 1.5, 1.5), i).unwrap();
     /// }
     /// let mut serial = Vec::new();
-    /// let _ = tree.for_each_pair(|a, b| {
-    ///     serial.push((*a.value, *b.value));
-    ///     ControlFlow::<()>::Continue(())
-    /// });
+    /// tree.for_each_pair(|a, b| serial.push((*a.value, *b.value)));
     /// let mut pairs = PairWorkspace::new();
     /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// pool.install(|| tree.par_pairs(&mut pairs, |a, b| Some((*a.value, *b.value))));
-    /// assert!(pairs.iter().copied().eq(serial));
+    /// assert!(pairs.iter().copied().eq(serial.iter().copied()));
+    ///
+    /// // A second search appends: clear the workspace to start over.
+    /// pool.install(|| tree.par_pairs(&mut pairs, |a, b| Some((*a.value, *b.value))));
+    /// assert_eq!(pairs.len(), 2 * serial.len());
+    /// pairs.clear();
+    /// assert!(pairs.is_empty());
     /// ```
     pub fn par_pairs<'a, P, F>(&'a self, out: &mut PairWorkspace<P>, f: F) -> usize
     where
         P: Send,
         F: Fn(ItemRef<'a, T>, ItemRef<'a, T>) -> Option<P> + Sync,
     {
-        out.clear();
+        let (first, before) = (out.used, out.len());
         self.cut_into_chunks(out);
-        out.chunks[..out.used].par_iter_mut().for_each(|chunk| {
-            // The buffer and the count live on this task's stack while it searches: the
-            // chunks sit side by side, and a neighbour's task writing its own length and count
-            // on the same cache line would slow both.
-            let mut pairs = std::mem::take(&mut chunk.pairs);
-            let mut tests = 0;
-            let _ = self.pairs_in_nodes(
-                chunk.nodes.clone(),
-                &mut |a, b| {
-                    if let Some(p) = f(a, b) {
-                        pairs.push(p);
-                    }
-                    ControlFlow::<()>::Continue(())
-                },
-                &mut tests,
-            );
-            chunk.pairs = pairs;
-            chunk.tests = tests;
-        });
-        out.len()
+        out.chunks[first..out.used]
+            .par_iter_mut()
+            .for_each(|chunk| {
+                // The buffer and the count live on this task's stack while it searches: the
+                // chunks sit side by side, and a neighbour's task writing its own length and count
+                // on the same cache line would slow both.
+                let mut pairs = std::mem::take(&mut chunk.pairs);
+                let mut tests = 0;
+                let _ = self.pairs_in_nodes(
+                    chunk.nodes.clone(),
+                    &mut |a, b| {
+                        if let Some(p) = f(a, b) {
+                            pairs.push(p);
+                        }
+                        ControlFlow::<Infallible>::Continue(())
+                    },
+                    &mut tests,
+                );
+                chunk.pairs = pairs;
+                chunk.tests = tests;
+            });
+        out.len() - before
     }
 
-    /// Cuts the node array into ranges of about the same number of items each: the count and
-    /// the cuts follow from the tree only.
+    /// Cuts the node array into ranges of about the same number of items each, in the
+    /// workspace's chunks after those it holds already: the count and the cuts follow from the
+    /// tree only.
     fn cut_into_chunks<P>(&self, out: &mut PairWorkspace<P>) {
         let count = (self.len / MIN_CHUNK_ITEMS).clamp(1, MAX_CHUNKS);
-        if out.chunks.len() < count {
-            out.chunks.resize_with(count, || Chunk {
+        let first = out.used;
+        if out.chunks.len() < first + count {
+            out.chunks.resize_with(first + count, || Chunk {
                 nodes: 0..0,
                 pairs: Vec::new(),
                 tests: 0,
@@ -182,13 +193,13 @@ impl<T: Sync> Quadtree<T> {
             seen += node.items.len() + 1;
             // Cut after node `n` once this chunk holds its share of the total.
             if chunk + 1 < count && seen * count >= total * (chunk + 1) {
-                out.chunks[chunk].nodes = start..n + 1;
+                out.chunks[first + chunk].nodes = start..n + 1;
                 start = n + 1;
                 chunk += 1;
             }
         }
-        out.chunks[chunk].nodes = start..self.nodes.len();
-        out.used = chunk + 1;
+        out.chunks[first + chunk].nodes = start..self.nodes.len();
+        out.used = first + chunk + 1;
     }
 }
 
@@ -225,16 +236,15 @@ mod tests {
                     keyed.push((i, r));
                 }
                 let mut serial = Vec::new();
-                let (_, serial_tests) = tree.for_each_pair_counting(|a, b| {
-                    serial.push((*a.value, *b.value));
-                    ControlFlow::<()>::Continue(())
-                });
+                let ((), serial_counts) =
+                    tree.for_each_pair_counting(|a, b| serial.push((*a.value, *b.value)));
                 let mut expected: Vec<_> =
                     serial.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
                 expected.sort_unstable();
-                assert_eq!(expected, oracle::pairs(&keyed), "{placement:?} {n}");
+                assert_eq!(expected, oracle::query_pairs(&keyed), "{placement:?} {n}");
                 let mut ws = PairWorkspace::new();
                 for threads in [1, 2, 3, 8] {
+                    ws.clear();
                     let found = pool(threads)
                         .install(|| tree.par_pairs(&mut ws, |a, b| Some((*a.value, *b.value))));
                     assert_eq!(found, serial.len());
@@ -242,7 +252,7 @@ mod tests {
                         ws.iter().copied().eq(serial.iter().copied()),
                         "{threads} threads"
                     );
-                    assert_eq!(ws.tests(), serial_tests);
+                    assert_eq!(ws.tests(), serial_counts.tests);
                 }
             }
         }

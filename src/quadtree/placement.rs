@@ -21,7 +21,7 @@ pub(super) struct Place {
 }
 
 /// Inclusive integer cell range at the deepest level: the pruning key of every query.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct CellRange {
     pub(super) x0: u32,
     pub(super) y0: u32,

@@ -1,5 +1,6 @@
-//! Region queries (rectangle, point, circle, colliding-with) and nearest neighbours, built on
-//! the walks of `traverse`. No query allocates, apart from what a caller's `out` grows by.
+//! Region queries (rectangle, point, circle, colliding-with) and nearest neighbours, in their
+//! callback and appending forms, built on the walks of `traverse`. No query allocates, apart
+//! from what a caller's `out` grows by (and [`Quadtree::for_each_nearest`] for a large `k`).
 
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
@@ -9,20 +10,22 @@ use super::items::Lanes;
 use super::simd::Avx;
 use super::{
     traverse::NodeStack, CellRange, ItemId, ItemList, ItemRef, NodeInfo, Quadtree, QuadtreeError,
-    Rect,
+    Rect, VisitResult, NULL,
 };
 
-/// The work a rectangle query did, from
-/// [`for_each_in_rect_counting`](Quadtree::for_each_in_rect_counting).
+/// The work a query did, from [`for_each_in_rect_counting`](Quadtree::for_each_in_rect_counting)
+/// and [`for_each_pair_counting`](Quadtree::for_each_pair_counting).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueryCounts {
-    /// Nodes the walk entered, the root included.
+    /// Nodes the walk entered, the root included (for the pair search: every node in use).
     pub nodes_visited: usize,
-    /// Items tested against the query: every item stored in a visited node.
-    pub items_tested: usize,
+    /// Rectangle tests made: for a region query, the items tested against the query (every
+    /// item stored in a visited node); for the pair search, the pairs of rectangles tested.
+    pub tests: u64,
 }
 
-fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
+/// `Ok` for a finite point.
+pub(super) fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
     if x.is_finite() && y.is_finite() {
         Ok(())
     } else {
@@ -30,16 +33,46 @@ fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
     }
 }
 
+/// The box that the disc of centre `(x, y)` and radius `r` is filtered through first, or why
+/// the disc is refused.
+///
+/// It is computed in `f64` and rounded outwards, so it covers every item
+/// [`Rect::intersects_circle`] accepts; edges beyond `f32`'s range stop at `±f32::MAX`, past
+/// which no stored item reaches. That test rounds each `f64` difference once, which can bring
+/// an item a hair (2^-53 of the radius) inside: the box reaches 2^-50 of the radius further to
+/// keep such items.
+pub(super) fn circle_bounds(x: f32, y: f32, r: f32) -> Result<Rect, QuadtreeError> {
+    check_point(x, y)?;
+    if !r.is_finite() {
+        return Err(QuadtreeError::NonFinite);
+    }
+    if r < 0.0 {
+        return Err(QuadtreeError::NegativeRadius);
+    }
+    let (xd, yd) = (x as f64, y as f64);
+    let reach = r as f64 * (1.0 + f64::EPSILON * 8.0);
+    Ok(Rect::new(
+        f32_at_or_below(xd - reach),
+        f32_at_or_below(yd - reach),
+        f32_at_or_above(xd + reach),
+        f32_at_or_above(yd + reach),
+    ))
+}
+
+/// How many nearest candidates [`Quadtree::for_each_nearest`] keeps on the stack; a larger
+/// `k` allocates their buffer.
+const NEAREST_ON_STACK: usize = 32;
+
 impl<T> Quadtree<T> {
-    /// Calls `f` for every item whose rectangle intersects `query` (closed: touching counts),
-    /// until `f` returns `Break`. Allocates nothing.
+    /// Calls `f` for every item whose rectangle intersects `query` (closed: touching counts).
+    /// `f` returns `()` to see every item, or `ControlFlow` to stop at its first `Break`
+    /// ([`VisitResult`]); the query returns what `f` returns: `()`, or `Break(value)` or
+    /// `Continue(())`. Allocates nothing.
     ///
     /// The [`ItemRef`] lends the payload for as long as the tree is borrowed, so `f` can keep
-    /// it (`Vec<&T>`). `f` stops the walk by returning `Break(value)`, and the value comes
-    /// back as `Ok(Break(value))`; a walk that ran to the end returns `Ok(Continue(()))`.
-    /// When `f` never breaks, name the break type: `ControlFlow::<()>::Continue(())`. The
-    /// same query as an iterator is [`iter_rect`](Self::iter_rect), with payloads mutable
-    /// [`for_each_in_rect_mut`](Self::for_each_in_rect_mut).
+    /// it (`Vec<&T>`). The same items as an iterator: [`iter_in_rect`](Self::iter_in_rect);
+    /// their handles appended to a `Vec`: [`query_in_rect`](Self::query_in_rect); with
+    /// payloads mutable: [`for_each_in_rect_mut`](Self::for_each_in_rect_mut).
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for a bad `query`.
@@ -47,35 +80,32 @@ impl<T> Quadtree<T> {
     /// ```
     /// use std::ops::ControlFlow;
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
     /// for i in 0..10 {
-    ///     tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 5.0, 5.0), i).unwrap();
+    ///     tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 5.0, 5.0), i)?;
     /// }
     /// // Keep what the walk finds: the references live as long as the borrow of `tree`.
     /// let mut found: Vec<&i32> = Vec::new();
-    /// tree.for_each_in_rect(&Rect::new(0.0, 0.0, 30.0, 5.0), |item| {
-    ///     found.push(item.value);
-    ///     ControlFlow::<()>::Continue(())
-    /// }).unwrap();
+    /// tree.for_each_in_rect(&Rect::new(0.0, 0.0, 30.0, 5.0), |item| found.push(item.value))?;
     /// found.sort();
     /// assert_eq!(found, [&0, &1, &2, &3]); // the box at x = 30 touches the query's edge
     ///
     /// // Stop at the first payload above 6 and bring it back.
     /// let first_big = tree.for_each_in_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), |item| {
     ///     if *item.value > 6 { ControlFlow::Break(item.value) } else { ControlFlow::Continue(()) }
-    /// });
-    /// assert!(matches!(first_big, Ok(ControlFlow::Break(&v)) if v > 6));
+    /// })?;
+    /// assert!(matches!(first_big, ControlFlow::Break(&v) if v > 6));
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_in_rect<'a, B, F>(
-        &'a self,
-        query: &Rect,
-        f: F,
-    ) -> Result<ControlFlow<B>, QuadtreeError>
+    pub fn for_each_in_rect<'a, R, F>(&'a self, query: &Rect, mut f: F) -> Result<R, QuadtreeError>
     where
-        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
     {
         query.check()?;
-        Ok(self.walk_rect_hits(query, f))
+        Ok(R::from_flow(
+            self.walk_rect_hits(query, |item| f(item).branch()),
+        ))
     }
 
     /// As [`for_each_in_rect`](Self::for_each_in_rect), and also shows the work done: `visit`
@@ -88,78 +118,81 @@ impl<T> Quadtree<T> {
     /// As [`for_each_in_rect`](Self::for_each_in_rect).
     ///
     /// ```
-    /// use std::ops::ControlFlow;
     /// use quadstress::{Config, Quadtree, Rect};
     /// let config = Config { leaf_capacity: 4, ..Config::default() };
-    /// let mut tree = Quadtree::with_config(Rect::new(0.0, 0.0, 1000.0, 1000.0), config).unwrap();
+    /// let mut tree = Quadtree::with_config(Rect::new(0.0, 0.0, 1000.0, 1000.0), config)?;
     /// for i in 0..1000 {
     ///     let (x, y) = ((i % 40) as f32 * 25.0, (i / 40) as f32 * 40.0);
-    ///     tree.insert(Rect::from_min_size(x, y, 2.0, 2.0), i).unwrap();
+    ///     tree.insert(Rect::from_min_size(x, y, 2.0, 2.0), i)?;
     /// }
     /// let mut hits = 0;
     /// let mut visited = Vec::new();
-    /// let (_, counts) = tree
-    ///     .for_each_in_rect_counting(
-    ///         &Rect::new(10.0, 10.0, 60.0, 60.0),
-    ///         |node| visited.push(node.rect),
-    ///         |_| {
-    ///             hits += 1;
-    ///             ControlFlow::<()>::Continue(())
-    ///         },
-    ///     )
-    ///     .unwrap();
+    /// let ((), counts) = tree.for_each_in_rect_counting(
+    ///     &Rect::new(10.0, 10.0, 60.0, 60.0),
+    ///     |node| visited.push(node.rect),
+    ///     |_| hits += 1,
+    /// )?;
     /// assert_eq!(hits, 2); // (25, 40) and (50, 40)
     /// assert_eq!(counts.nodes_visited, visited.len());
     /// assert!(counts.nodes_visited < tree.stats().nodes / 10);
-    /// assert!(counts.items_tested >= hits && counts.items_tested < 1000 / 10);
+    /// assert!(counts.tests >= hits && counts.tests < 1000 / 10);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_in_rect_counting<'a, B, V, F>(
+    pub fn for_each_in_rect_counting<'a, R, V, F>(
         &'a self,
         query: &Rect,
         mut visit: V,
         mut f: F,
-    ) -> Result<(ControlFlow<B>, QueryCounts), QuadtreeError>
+    ) -> Result<(R, QueryCounts), QuadtreeError>
     where
         V: FnMut(&NodeInfo),
-        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
     {
         query.check()?;
         let range = self.cell_range(query);
         let mut counts = QueryCounts::default();
+        let mut f = |item| f(item).branch();
         // The walk of `walk_rect_hits`, spelled out to see each node's index and list.
         let mut stack = NodeStack::new(0);
         let mut batch = None;
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
             counts.nodes_visited += 1;
-            counts.items_tested += node.items.len();
+            counts.tests += node.items.len() as u64;
             visit(&self.node_info(n, node));
             if let ControlFlow::Break(b) =
                 node.items.for_each_hit_windowed(query, &mut batch, &mut f)
             {
-                return Ok((ControlFlow::Break(b), counts));
+                return Ok((R::from_flow(ControlFlow::Break(b)), counts));
             }
             self.push_children(&mut stack, node, range);
         }
-        Ok((ControlFlow::Continue(()), counts))
+        Ok((R::from_flow(ControlFlow::Continue(())), counts))
     }
 
     /// Appends to `out` the handle of every item intersecting `query` (closed) and returns how
-    /// many were appended. Reuse `out` across calls to avoid allocating.
+    /// many were appended: the items [`for_each_in_rect`](Self::for_each_in_rect) finds.
+    /// Reuse `out` across calls to avoid allocating.
     ///
     /// # Errors
-    /// As [`for_each_in_rect`](Self::for_each_in_rect).
+    /// As [`for_each_in_rect`](Self::for_each_in_rect); `out` is unchanged then.
     ///
     /// ```
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), ()).unwrap();
-    /// tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), ()).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), ())?;
+    /// tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), ())?;
     /// let mut out = Vec::new();
-    /// assert_eq!(tree.query_rect(&Rect::new(0.0, 0.0, 10.0, 10.0), &mut out).unwrap(), 1);
+    /// assert_eq!(tree.query_in_rect(&Rect::new(0.0, 0.0, 10.0, 10.0), &mut out)?, 1);
     /// assert_eq!(out, vec![a]);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn query_rect(&self, query: &Rect, out: &mut Vec<ItemId>) -> Result<usize, QuadtreeError> {
+    pub fn query_in_rect(
+        &self,
+        query: &Rect,
+        out: &mut Vec<ItemId>,
+    ) -> Result<usize, QuadtreeError> {
         query.check()?;
         let before = out.len();
         // Not through `for_each_in_rect`: appending handles needs no per-hit callback, so the
@@ -183,7 +216,7 @@ impl<T> Quadtree<T> {
         Ok(out.len() - before)
     }
 
-    /// The walk of [`query_rect`](Self::query_rect), `scan` appending each node's hits.
+    /// The walk of [`query_in_rect`](Self::query_in_rect), `scan` appending each node's hits.
     #[inline(always)]
     fn gather_in_range<S>(&self, range: CellRange, out: &mut Vec<ItemId>, mut scan: S)
     where
@@ -202,35 +235,32 @@ impl<T> Quadtree<T> {
         }
     }
 
-    /// Calls `f` for every item whose rectangle contains the point (edges included), until `f`
-    /// returns `Break`. Allocates nothing.
+    /// Calls `f` for every item whose rectangle contains the point (edges included); `f`
+    /// returns `()` or `ControlFlow`, as in [`for_each_in_rect`](Self::for_each_in_rect).
+    /// Allocates nothing.
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] for a NaN or infinite coordinate.
     ///
     /// ```
-    /// use std::ops::ControlFlow;
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "a").unwrap();
-    /// tree.insert(Rect::new(5.0, 5.0, 15.0, 15.0), "b").unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "a")?;
+    /// tree.insert(Rect::new(5.0, 5.0, 15.0, 15.0), "b")?;
     /// let mut n = 0;
-    /// tree.for_each_at_point(10.0, 10.0, |_| { n += 1; ControlFlow::<()>::Continue(()) }).unwrap();
+    /// tree.for_each_at_point(10.0, 10.0, |_| n += 1)?;
     /// assert_eq!(n, 2);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_at_point<'a, B, F>(
-        &'a self,
-        x: f32,
-        y: f32,
-        f: F,
-    ) -> Result<ControlFlow<B>, QuadtreeError>
+    pub fn for_each_at_point<'a, R, F>(&'a self, x: f32, y: f32, f: F) -> Result<R, QuadtreeError>
     where
-        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
     {
         check_point(x, y)?;
         // A closed rectangle contains a point exactly when it intersects the point's
         // zero-size rectangle, so the block test serves.
-        Ok(self.walk_rect_hits(&Rect::new(x, y, x, y), f))
+        self.for_each_in_rect(&Rect::new(x, y, x, y), f)
     }
 
     /// Appends to `out` every item whose rectangle contains the point; returns how many.
@@ -240,80 +270,60 @@ impl<T> Quadtree<T> {
     ///
     /// ```
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// let a = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), ()).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let a = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), ())?;
     /// let mut out = Vec::new();
-    /// tree.query_point(3.0, 4.0, &mut out).unwrap();
+    /// tree.query_at_point(3.0, 4.0, &mut out)?;
     /// assert_eq!(out, vec![a]);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn query_point(
+    pub fn query_at_point(
         &self,
         x: f32,
         y: f32,
         out: &mut Vec<ItemId>,
     ) -> Result<usize, QuadtreeError> {
-        let before = out.len();
-        let _ = self.for_each_at_point(x, y, |item| {
-            out.push(item.id);
-            ControlFlow::<()>::Continue(())
-        })?;
-        Ok(out.len() - before)
+        check_point(x, y)?;
+        self.query_in_rect(&Rect::new(x, y, x, y), out)
     }
 
     /// Calls `f` for every item whose rectangle meets the closed disc of centre `(x, y)` and
-    /// radius `r`, until `f` returns `Break`. Allocates nothing.
+    /// radius `r`; `f` returns `()` or `ControlFlow`, as in
+    /// [`for_each_in_rect`](Self::for_each_in_rect). Allocates nothing.
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] for a non-finite centre or radius,
     /// [`QuadtreeError::NegativeRadius`] for `r < 0`.
     ///
     /// ```
-    /// use std::ops::ControlFlow;
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// tree.insert(Rect::new(10.0, 0.0, 11.0, 1.0), ()).unwrap();
-    /// tree.insert(Rect::new(8.0, 8.0, 9.0, 9.0), ()).unwrap(); // corner at distance sqrt(128) > 10
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// tree.insert(Rect::new(10.0, 0.0, 11.0, 1.0), ())?;
+    /// tree.insert(Rect::new(8.0, 8.0, 9.0, 9.0), ())?; // corner at distance sqrt(128) > 10
     /// let mut n = 0;
-    /// tree.for_each_in_circle(0.0, 0.0, 10.0, |_| { n += 1; ControlFlow::<()>::Continue(()) }).unwrap();
+    /// tree.for_each_in_circle(0.0, 0.0, 10.0, |_| n += 1)?;
     /// assert_eq!(n, 1);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_in_circle<'a, B, F>(
+    pub fn for_each_in_circle<'a, R, F>(
         &'a self,
         x: f32,
         y: f32,
         r: f32,
         mut f: F,
-    ) -> Result<ControlFlow<B>, QuadtreeError>
+    ) -> Result<R, QuadtreeError>
     where
-        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
     {
-        check_point(x, y)?;
-        if !r.is_finite() {
-            return Err(QuadtreeError::NonFinite);
-        }
-        if r < 0.0 {
-            return Err(QuadtreeError::NegativeRadius);
-        }
-        // The disc's bounding box filters with the block test first. It is computed in `f64`
-        // and rounded outwards, so it covers every item the test below accepts; edges beyond
-        // `f32`'s range stop at `±f32::MAX`, past which no stored item reaches. That test
-        // rounds each `f64` difference once, which can bring an item a hair (2^-53 of the
-        // radius) inside: the box reaches 2^-50 of the radius further to keep such items.
-        let (xd, yd) = (x as f64, y as f64);
-        let reach = r as f64 * (1.0 + f64::EPSILON * 8.0);
-        let bounds = Rect::new(
-            f32_at_or_below(xd - reach),
-            f32_at_or_below(yd - reach),
-            f32_at_or_above(xd + reach),
-            f32_at_or_above(yd + reach),
-        );
-        Ok(self.walk_rect_hits(&bounds, |item| {
+        let bounds = circle_bounds(x, y, r)?;
+        Ok(R::from_flow(self.walk_rect_hits(&bounds, |item| {
             if item.rect.intersects_circle(x, y, r) {
-                f(item)
+                f(item).branch()
             } else {
                 ControlFlow::Continue(())
             }
-        }))
+        })))
     }
 
     /// Appends to `out` every item meeting the disc; returns how many.
@@ -323,14 +333,15 @@ impl<T> Quadtree<T> {
     ///
     /// ```
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// let near = tree.insert(Rect::new(3.0, 4.0, 3.0, 4.0), ()).unwrap(); // a point at distance 5
-    /// tree.insert(Rect::new(30.0, 40.0, 31.0, 41.0), ()).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let near = tree.insert(Rect::new(3.0, 4.0, 3.0, 4.0), ())?; // a point at distance 5
+    /// tree.insert(Rect::new(30.0, 40.0, 31.0, 41.0), ())?;
     /// let mut out = Vec::new();
-    /// tree.query_circle(0.0, 0.0, 5.0, &mut out).unwrap();
+    /// tree.query_in_circle(0.0, 0.0, 5.0, &mut out)?;
     /// assert_eq!(out, vec![near]);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn query_circle(
+    pub fn query_in_circle(
         &self,
         x: f32,
         y: f32,
@@ -338,82 +349,166 @@ impl<T> Quadtree<T> {
         out: &mut Vec<ItemId>,
     ) -> Result<usize, QuadtreeError> {
         let before = out.len();
-        let _ = self.for_each_in_circle(x, y, r, |item| {
-            out.push(item.id);
-            ControlFlow::<()>::Continue(())
-        })?;
+        self.for_each_in_circle(x, y, r, |item| out.push(item.id))?;
         Ok(out.len() - before)
     }
 
     /// Calls `f` for every *other* item whose rectangle intersects the rectangle of item `id`:
-    /// everything colliding with it. Allocates nothing.
+    /// everything colliding with it; `f` returns `()` or `ControlFlow`, as in
+    /// [`for_each_in_rect`](Self::for_each_in_rect). Allocates nothing.
     ///
     /// # Errors
     /// [`QuadtreeError::StaleId`] if `id` is stale.
     ///
     /// ```
-    /// use std::ops::ControlFlow;
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// let player = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "player").unwrap();
-    /// tree.insert(Rect::new(5.0, 5.0, 6.0, 6.0), "coin").unwrap();
-    /// tree.insert(Rect::new(9.0, 9.0, 12.0, 12.0), "wall").unwrap();
-    /// tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), "far").unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let player = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "player")?;
+    /// tree.insert(Rect::new(5.0, 5.0, 6.0, 6.0), "coin")?;
+    /// tree.insert(Rect::new(9.0, 9.0, 12.0, 12.0), "wall")?;
+    /// tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), "far")?;
     /// let mut hits = Vec::new();
-    /// tree.for_each_colliding_with(player, |item| { hits.push(*item.value); ControlFlow::<()>::Continue(()) }).unwrap();
+    /// tree.for_each_colliding_with(player, |item| hits.push(*item.value))?;
     /// hits.sort();
     /// assert_eq!(hits, vec!["coin", "wall"]);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_colliding_with<'a, B, F>(
+    pub fn for_each_colliding_with<'a, R, F>(
         &'a self,
         id: ItemId,
         mut f: F,
-    ) -> Result<ControlFlow<B>, QuadtreeError>
+    ) -> Result<R, QuadtreeError>
     where
-        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
     {
         let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
-        Ok(self.walk_rect_hits(&rect, |e| {
+        Ok(R::from_flow(self.walk_rect_hits(&rect, |e| {
             if e.id == id {
                 ControlFlow::Continue(())
             } else {
-                f(e)
+                f(e).branch()
             }
-        }))
+        })))
     }
 
-    /// The `k` items nearest to the point, nearest first, as `(handle, distance)` pairs in
-    /// `out` (appended, like every query's `out`). The distance is from the point to the
-    /// nearest point of the item's rectangle, 0 inside it, as [`Rect::distance`] gives it:
-    /// computed in `f64` and rounded once to `f32`, so it is exact as far as `f32` allows in
-    /// any world. Ties (equal `f32` distances) are broken arbitrarily. Allocates nothing once
-    /// `out` holds `k` entries' worth of capacity.
+    /// Appends to `out` the handle of every *other* item colliding with item `id`; returns
+    /// how many.
+    ///
+    /// # Errors
+    /// As [`for_each_colliding_with`](Self::for_each_colliding_with).
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let player = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), ())?;
+    /// let coin = tree.insert(Rect::new(5.0, 5.0, 6.0, 6.0), ())?;
+    /// let mut out = Vec::new();
+    /// assert_eq!(tree.query_colliding_with(player, &mut out)?, 1);
+    /// assert_eq!(out, vec![coin]);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn query_colliding_with(
+        &self,
+        id: ItemId,
+        out: &mut Vec<ItemId>,
+    ) -> Result<usize, QuadtreeError> {
+        let before = out.len();
+        self.for_each_colliding_with(id, |item| out.push(item.id))?;
+        Ok(out.len() - before)
+    }
+
+    /// Calls `f(item, distance)` for the `k` items nearest to the point, nearest first; `f`
+    /// returns `()` or `ControlFlow`, as in [`for_each_in_rect`](Self::for_each_in_rect).
+    /// The distance is from the point to the nearest point of the item's rectangle, 0 inside
+    /// it, as [`Rect::distance`] gives it: computed in `f64` and rounded once to `f32`, so it
+    /// is exact as far as `f32` allows in any world. Items at equal `f32` distances come in
+    /// the order of their handles ([`ItemId`]'s `Ord`), so the answer depends only on what
+    /// the tree holds, not on its shape.
+    ///
+    /// The search finishes before `f` sees the first item, so there is no iterator form. It
+    /// keeps up to 32 candidates on the stack; a larger `k` (or `k` beyond [`len`](Self::len),
+    /// which counts as `len`) allocates their buffer once per call. The handles and distances
+    /// appended to a `Vec`, reusable: [`query_nearest`](Self::query_nearest).
     ///
     /// # Runtime
     /// Depth-first, nearest child first, skipping any node farther than the current k-th
-    /// candidate: about O(D + k) node visits on evenly spread data.
+    /// candidate: about O(D + k) node visits on evenly spread data, O(log k) per candidate.
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] for a non-finite point.
     ///
     /// ```
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
     /// for i in 0..10 {
-    ///     tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 1.0, 1.0), i).unwrap();
+    ///     tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 1.0, 1.0), i)?;
+    /// }
+    /// let mut found = Vec::new();
+    /// tree.for_each_nearest(42.0, 0.0, 3, |item, d| found.push((*item.value, d)))?;
+    /// assert_eq!(found, vec![(4, 1.0), (5, 8.0), (3, 11.0)]);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn for_each_nearest<'a, R, F>(
+        &'a self,
+        x: f32,
+        y: f32,
+        k: usize,
+        mut f: F,
+    ) -> Result<R, QuadtreeError>
+    where
+        F: FnMut(ItemRef<'a, T>, f32) -> R,
+        R: VisitResult,
+    {
+        check_point(x, y)?;
+        let k = k.min(self.len);
+        let none = (self.placeholder_id(), 0.0);
+        let mut on_stack = [none; NEAREST_ON_STACK];
+        let mut on_heap = Vec::new();
+        let buf = if k <= NEAREST_ON_STACK {
+            &mut on_stack[..k]
+        } else {
+            on_heap.resize(k, none);
+            &mut on_heap[..]
+        };
+        let found = self.nearest_into(x, y, buf);
+        for &(id, d) in &buf[..found] {
+            let slot = self.slots[id.index as usize];
+            let item = self.nodes[slot.node as usize].items.item(slot.pos as usize);
+            if let ControlFlow::Break(b) = f(item, d).branch() {
+                return Ok(R::from_flow(ControlFlow::Break(b)));
+            }
+        }
+        Ok(R::from_flow(ControlFlow::Continue(())))
+    }
+
+    /// The `k` items nearest to the point, nearest first, as `(handle, distance)` pairs
+    /// appended to `out`; returns how many (`k`, or fewer when the tree holds fewer). The
+    /// items and distances of [`for_each_nearest`](Self::for_each_nearest). Allocates nothing
+    /// once `out` has room for `k` more entries.
+    ///
+    /// # Errors
+    /// As [`for_each_nearest`](Self::for_each_nearest); `out` is unchanged then.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// for i in 0..10 {
+    ///     tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 1.0, 1.0), i)?;
     /// }
     /// let mut out = Vec::new();
-    /// tree.nearest(42.0, 0.0, 3, &mut out).unwrap();
+    /// tree.query_nearest(42.0, 0.0, 3, &mut out)?;
     /// let found: Vec<i32> = out.iter().map(|(id, _)| *tree.get(*id).unwrap()).collect();
     /// assert_eq!(found, vec![4, 5, 3]); // distances 1, 8, 11
     /// assert_eq!(out[0].1, 1.0);
     ///
-    /// // Like every query, `nearest` appends: clear `out` to reuse it.
-    /// tree.nearest(0.0, 0.0, 1, &mut out).unwrap();
+    /// // Like every query, `query_nearest` appends: clear `out` to reuse it.
+    /// tree.query_nearest(0.0, 0.0, 1, &mut out)?;
     /// assert_eq!(out.len(), 4);
     /// assert_eq!(out[3].1, 0.0);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn nearest(
+    pub fn query_nearest(
         &self,
         x: f32,
         y: f32,
@@ -421,8 +516,27 @@ impl<T> Quadtree<T> {
         out: &mut Vec<(ItemId, f32)>,
     ) -> Result<usize, QuadtreeError> {
         check_point(x, y)?;
-        if k == 0 || self.len == 0 {
-            return Ok(0);
+        let start = out.len();
+        out.resize(start + k.min(self.len), (self.placeholder_id(), 0.0));
+        let found = self.nearest_into(x, y, &mut out[start..]);
+        out.truncate(start + found);
+        Ok(found)
+    }
+
+    /// A handle no slot matches, to fill buffers with.
+    fn placeholder_id(&self) -> ItemId {
+        ItemId {
+            index: NULL,
+            generation: 0,
+            tree: self.tree,
+        }
+    }
+
+    /// The `buf.len()` items nearest to the (finite) point, nearest first, in `buf`'s head;
+    /// returns how many (fewer than `buf.len()` only when the tree holds fewer).
+    fn nearest_into(&self, x: f32, y: f32, buf: &mut [(ItemId, f32)]) -> usize {
+        if buf.is_empty() || self.len == 0 {
+            return 0;
         }
         // Node cells in f32 can be a rounding step off the cells items were mapped into;
         // widening each cell by `slack` keeps the distance bound a true lower bound.
@@ -434,14 +548,16 @@ impl<T> Quadtree<T> {
             .max(w.min_y.abs())
             .max(w.max_y.abs()) as f64;
         let slack = (magnitude + w.width().max(w.height()) as f64) * 1e-5;
-        // The best candidates so far, a max-heap on distance kept in `out`'s tail: O(log k)
-        // per candidate whatever k is, and no allocation beyond `out`'s growth. Distances are
-        // computed in f64 and kept as the f32 that `nearest` reports; rounding is monotone,
-        // so the order is the exact order up to ties between equal f32 distances.
-        let mut best = KBest::new(out, k.min(self.len));
+        // The best candidates so far, a max-heap on distance kept in `buf`: O(log k) per
+        // candidate whatever k is. Distances are computed in f64 and kept as the f32 that is
+        // reported; rounding is monotone, so the order is the exact order up to ties between
+        // equal f32 distances, which `Candidate`'s order breaks by handle.
+        let mut best = KBest::new(buf);
         let mut stack = NodeStack::new(0);
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
+            // Strictly farther only: a node at the k-th distance may hold a tie with a smaller
+            // handle.
             if best.is_full() && self.node_distance(n, x, y, slack) > best.worst() {
                 continue;
             }
@@ -469,7 +585,7 @@ impl<T> Quadtree<T> {
                 }
             }
         }
-        Ok(best.finish())
+        best.finish()
     }
 
     /// Distance from the point to node `n`'s cell widened by `slack`, computed in f64 and
@@ -497,44 +613,37 @@ impl<T> Quadtree<T> {
     }
 }
 
-/// A nearest-neighbour candidate, ordered by distance (then handle, so ties are stable).
+/// A nearest-neighbour candidate, ordered by distance, then by handle: equal `f32` distances
+/// go to the smaller handle, whatever order the walk met them in.
 #[derive(Clone, Copy, Debug)]
 struct Candidate(f32, ItemId);
 
-/// The `k` best candidates so far: a binary max-heap (worst on top) in the tail of the
-/// caller's `out`, past the entries it already held, stored as `(handle, distance)`.
+/// The `k` best candidates so far, `k` the length of the buffer: a binary max-heap (worst on
+/// top) in its head, stored as `(handle, distance)`.
 struct KBest<'a> {
-    out: &'a mut Vec<(ItemId, f32)>,
-    start: usize,
-    k: usize,
+    buf: &'a mut [(ItemId, f32)],
+    len: usize,
     /// A squared distance beyond which a candidate cannot enter: the square of the `f32`
     /// just above the worst kept distance (whatever is farther rounds to at least that).
     bar: f64,
 }
 
 impl<'a> KBest<'a> {
-    fn new(out: &'a mut Vec<(ItemId, f32)>, k: usize) -> Self {
-        out.reserve(k);
-        let start = out.len();
+    fn new(buf: &'a mut [(ItemId, f32)]) -> Self {
         KBest {
-            out,
-            start,
-            k,
+            buf,
+            len: 0,
             bar: f64::INFINITY,
         }
     }
 
     fn at(&self, i: usize) -> Candidate {
-        let (id, d) = self.out[self.start + i];
+        let (id, d) = self.buf[i];
         Candidate(d, id)
     }
 
-    fn len(&self) -> usize {
-        self.out.len() - self.start
-    }
-
     fn is_full(&self) -> bool {
-        self.len() == self.k
+        self.len == self.buf.len()
     }
 
     /// Distance of the worst kept candidate; infinite while fewer than `k` are kept.
@@ -560,16 +669,18 @@ impl<'a> KBest<'a> {
     }
 
     fn insert(&mut self, c: Candidate) {
+        let k = self.buf.len();
         if !self.is_full() {
             // Sift up from the new last entry.
-            self.out.push((c.1, c.0));
-            let mut i = self.len() - 1;
+            let mut i = self.len;
+            self.buf[i] = (c.1, c.0);
+            self.len += 1;
             while i > 0 {
                 let parent = (i - 1) / 2;
                 if self.at(parent) >= c {
                     break;
                 }
-                self.out.swap(self.start + i, self.start + parent);
+                self.buf.swap(i, parent);
                 i = parent;
             }
         } else if c < self.at(0) {
@@ -579,27 +690,27 @@ impl<'a> KBest<'a> {
                 let (l, r) = (2 * i + 1, 2 * i + 2);
                 let mut big = i;
                 let mut big_c = c;
-                if l < self.k && self.at(l) > big_c {
+                if l < k && self.at(l) > big_c {
                     (big, big_c) = (l, self.at(l));
                 }
-                if r < self.k && self.at(r) > big_c {
+                if r < k && self.at(r) > big_c {
                     big = r;
                 }
                 if big == i {
                     break;
                 }
-                self.out[self.start + i] = self.out[self.start + big];
+                self.buf[i] = self.buf[big];
                 i = big;
             }
-            self.out[self.start + i] = (c.1, c.0);
+            self.buf[i] = (c.1, c.0);
         }
     }
 
     /// Sorts the kept candidates nearest first and returns how many there are.
     fn finish(self) -> usize {
-        let tail = &mut self.out[self.start..];
-        tail.sort_unstable_by_key(|&(id, d)| Candidate(d, id));
-        tail.len()
+        let kept = &mut self.buf[..self.len];
+        kept.sort_unstable_by_key(|&(id, d)| Candidate(d, id));
+        kept.len()
     }
 }
 

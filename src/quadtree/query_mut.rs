@@ -1,11 +1,12 @@
-//! Mutable access to payloads: every item ([`Quadtree::iter_mut`]) or those in a rectangle
-//! ([`Quadtree::for_each_in_rect_mut`]). Rectangles stay read-only: moving an item can change
+//! Mutable access to payloads: every item ([`Quadtree::iter_mut`]) or those a region query
+//! finds (the `for_each_*_mut` forms). Rectangles stay read-only: moving an item can change
 //! its node, which is [`Quadtree::update`]'s work.
 
 use std::ops::ControlFlow;
 
 use super::items::EntriesMut;
-use super::{traverse::NodeStack, ItemId, Node, Quadtree, QuadtreeError, Rect};
+use super::query::{check_point, circle_bounds};
+use super::{traverse::NodeStack, ItemId, Node, Quadtree, QuadtreeError, Rect, VisitResult};
 
 /// What a mutable walk hands out: the handle, the stored rectangle (a copy: the tree's
 /// own cannot be changed here) and the payload, mutable.
@@ -95,9 +96,9 @@ impl<T> Quadtree<T> {
     }
 
     /// Calls `f` for every item whose rectangle intersects `query` (closed: touching counts)
-    /// with its payload mutable, until `f` returns `Break(value)`, which comes back as the
-    /// result. The items [`for_each_in_rect`](Self::for_each_in_rect) finds; rectangles are
-    /// read-only here. Allocates nothing.
+    /// with its payload mutable: the items [`for_each_in_rect`](Self::for_each_in_rect)
+    /// finds; `f` returns `()` or `ControlFlow`, as there. Rectangles are read-only here.
+    /// Allocates nothing.
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for a bad `query`; the
@@ -106,15 +107,12 @@ impl<T> Quadtree<T> {
     /// ```
     /// use std::ops::ControlFlow;
     /// use quadstress::{Quadtree, Rect};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
     /// let ids: Vec<_> = (0..10)
-    ///     .map(|i| tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 5.0, 5.0), 0u32).unwrap())
-    ///     .collect();
+    ///     .map(|i| tree.insert(Rect::from_min_size(i as f32 * 10.0, 0.0, 5.0, 5.0), 0u32))
+    ///     .collect::<Result<_, _>>()?;
     /// // Everything inside an explosion's box takes a hit.
-    /// tree.for_each_in_rect_mut(&Rect::new(0.0, 0.0, 30.0, 5.0), |item| {
-    ///     *item.value += 1;
-    ///     ControlFlow::<()>::Continue(())
-    /// }).unwrap();
+    /// tree.for_each_in_rect_mut(&Rect::new(0.0, 0.0, 30.0, 5.0), |item| *item.value += 1)?;
     /// let hits: Vec<u32> = ids.iter().map(|&id| *tree.get(id).unwrap()).collect();
     /// assert_eq!(hits, [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]);
     ///
@@ -122,31 +120,136 @@ impl<T> Quadtree<T> {
     /// let first = tree.for_each_in_rect_mut(&Rect::new(0.0, 0.0, 100.0, 100.0), |item| {
     ///     *item.value = 99;
     ///     ControlFlow::Break(item.id)
-    /// });
-    /// let Ok(ControlFlow::Break(id)) = first else { panic!("nothing found") };
+    /// })?;
+    /// let ControlFlow::Break(id) = first else { panic!("nothing found") };
     /// assert_eq!(tree.get(id), Some(&99));
     /// assert_eq!(tree.iter().filter(|item| *item.value == 99).count(), 1);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_in_rect_mut<B, F>(
+    pub fn for_each_in_rect_mut<R, F>(&mut self, query: &Rect, mut f: F) -> Result<R, QuadtreeError>
+    where
+        F: FnMut(ItemMut<'_, T>) -> R,
+        R: VisitResult,
+    {
+        query.check()?;
+        Ok(R::from_flow(
+            self.walk_rect_hits_mut(query, |item| f(item).branch()),
+        ))
+    }
+
+    /// Calls `f` for every item whose rectangle contains the point (edges included), with
+    /// its payload mutable: the items [`for_each_at_point`](Self::for_each_at_point) finds.
+    ///
+    /// # Errors
+    /// As [`for_each_at_point`](Self::for_each_at_point); the tree is unchanged then.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let a = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), 0)?;
+    /// let b = tree.insert(Rect::new(20.0, 0.0, 30.0, 10.0), 0)?;
+    /// tree.for_each_at_point_mut(5.0, 5.0, |item| *item.value += 1)?; // a click
+    /// assert_eq!((tree.get(a), tree.get(b)), (Some(&1), Some(&0)));
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn for_each_at_point_mut<R, F>(&mut self, x: f32, y: f32, f: F) -> Result<R, QuadtreeError>
+    where
+        F: FnMut(ItemMut<'_, T>) -> R,
+        R: VisitResult,
+    {
+        check_point(x, y)?;
+        self.for_each_in_rect_mut(&Rect::new(x, y, x, y), f)
+    }
+
+    /// Calls `f` for every item whose rectangle meets the closed disc of centre `(x, y)` and
+    /// radius `r`, with its payload mutable: the items
+    /// [`for_each_in_circle`](Self::for_each_in_circle) finds.
+    ///
+    /// # Errors
+    /// As [`for_each_in_circle`](Self::for_each_in_circle); the tree is unchanged then.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let near = tree.insert(Rect::new(10.0, 0.0, 11.0, 1.0), 100)?;
+    /// let corner = tree.insert(Rect::new(8.0, 8.0, 9.0, 9.0), 100)?; // sqrt(128) > 10 away
+    /// // A blast of radius 10 at the origin.
+    /// tree.for_each_in_circle_mut(0.0, 0.0, 10.0, |item| *item.value -= 30)?;
+    /// assert_eq!((tree.get(near), tree.get(corner)), (Some(&70), Some(&100)));
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn for_each_in_circle_mut<R, F>(
         &mut self,
-        query: &Rect,
+        x: f32,
+        y: f32,
+        r: f32,
         mut f: F,
-    ) -> Result<ControlFlow<B>, QuadtreeError>
+    ) -> Result<R, QuadtreeError>
+    where
+        F: FnMut(ItemMut<'_, T>) -> R,
+        R: VisitResult,
+    {
+        let bounds = circle_bounds(x, y, r)?;
+        Ok(R::from_flow(self.walk_rect_hits_mut(&bounds, |item| {
+            if item.rect.intersects_circle(x, y, r) {
+                f(item).branch()
+            } else {
+                ControlFlow::Continue(())
+            }
+        })))
+    }
+
+    /// Calls `f` for every *other* item whose rectangle intersects the rectangle of item
+    /// `id`, with its payload mutable: the items
+    /// [`for_each_colliding_with`](Self::for_each_colliding_with) finds. `id`'s own payload
+    /// is not lent (it is not among the items).
+    ///
+    /// # Errors
+    /// [`QuadtreeError::StaleId`] if `id` is stale.
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let player = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), 0)?;
+    /// let wall = tree.insert(Rect::new(9.0, 9.0, 12.0, 12.0), 0)?;
+    /// let far = tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), 0)?;
+    /// tree.for_each_colliding_with_mut(player, |item| *item.value += 1)?;
+    /// assert_eq!([tree.get(player), tree.get(wall), tree.get(far)], [Some(&0), Some(&1), Some(&0)]);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn for_each_colliding_with_mut<R, F>(
+        &mut self,
+        id: ItemId,
+        mut f: F,
+    ) -> Result<R, QuadtreeError>
+    where
+        F: FnMut(ItemMut<'_, T>) -> R,
+        R: VisitResult,
+    {
+        let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
+        Ok(R::from_flow(self.walk_rect_hits_mut(&rect, |item| {
+            if item.id == id {
+                ControlFlow::Continue(())
+            } else {
+                f(item).branch()
+            }
+        })))
+    }
+
+    /// The walk of `walk_rect_hits` with payloads mutable, one node at a time: the node's
+    /// list is borrowed mutably while it is scanned, then the tree is read to find the
+    /// children. `query` is a checked rectangle.
+    fn walk_rect_hits_mut<B, F>(&mut self, query: &Rect, mut f: F) -> ControlFlow<B>
     where
         F: FnMut(ItemMut<'_, T>) -> ControlFlow<B>,
     {
-        query.check()?;
         let range = self.cell_range(query);
-        // The walk of `walk_rect_hits`, one node at a time: the node's list is borrowed
-        // mutably while it is scanned, then the tree is read to find the children.
         let mut stack = NodeStack::new(0);
         while let Some(n) = stack.pop() {
             let items = &mut self.nodes[n as usize].items;
-            if let ControlFlow::Break(b) = items.for_each_hit_mut(query, &mut f) {
-                return Ok(ControlFlow::Break(b));
-            }
+            items.for_each_hit_mut(query, &mut f)?;
             self.push_children(&mut stack, &self.nodes[n as usize], range);
         }
-        Ok(ControlFlow::Continue(()))
+        ControlFlow::Continue(())
     }
 }

@@ -420,10 +420,10 @@ impl<T> Quadtree<T> {
     /// }
     /// let query = Rect::new(398.0, 100.0, 402.0, 101.0);
     /// let mut before = Vec::new();
-    /// tree.query_rect(&query, &mut before).unwrap();
+    /// tree.query_in_rect(&query, &mut before).unwrap();
     /// tree.sort_straddlers();
     /// let mut after = Vec::new();
-    /// tree.query_rect(&query, &mut after).unwrap();
+    /// tree.query_in_rect(&query, &mut after).unwrap();
     /// before.sort();
     /// after.sort();
     /// assert_eq!(before, after);

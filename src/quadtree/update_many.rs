@@ -1,5 +1,5 @@
-//! Many moves at once (feature `rayon`): the checks, the placements and the rewrites in place
-//! on every core, the few changes of structure in a fixed order.
+//! Many moves at once: the checks, the placements and the rewrites in place (on every core with
+//! feature `rayon`), the few changes of structure in a fixed order.
 //!
 //! Passes:
 //! 1. over fixed chunks of the batch, in parallel, reading the tree only: each move's
@@ -28,6 +28,7 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+#[cfg(feature = "rayon")]
 use rayon::prelude::*;
 
 use super::{ItemId, Node, Quadtree, QuadtreeError, Rect};
@@ -37,6 +38,7 @@ use super::{ItemId, Node, Quadtree, QuadtreeError, Rect};
 const CHUNK: usize = 4096;
 
 /// Nodes per task at least in pass 3: most nodes hold a few dozen items.
+#[cfg(feature = "rayon")]
 const MIN_NODES_PER_TASK: usize = 64;
 
 /// A batch of at least `1 / LARGE_BATCH` of the tree's items rewrites through pass 3's walk.
@@ -78,8 +80,9 @@ struct ChunkPlan {
     moves: Vec<u32>,
 }
 
-/// The reusable buffers of [`Quadtree::update_many`]: keep one and pass it to every batch, so
-/// that a batch allocates nothing once they have grown to the largest batch and tree.
+/// The reusable buffers of [`Quadtree::update_many`] and `par_update_many`: keep one and pass
+/// it to every batch, so that a batch allocates nothing once they have grown to the largest
+/// batch and tree.
 #[derive(Debug, Default)]
 pub struct UpdateWorkspace {
     plan: Vec<Planned>,
@@ -102,114 +105,68 @@ impl UpdateWorkspace {
     }
 }
 
-/// A batch that [`Quadtree::update_many`] refused: the first refused move and why. The tree
-/// is unchanged.
+/// A batch that [`Quadtree::update_many`], [`Quadtree::insert_many`] or their `par_` forms
+/// refused: the first refused item and why. The tree is unchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchError {
-    /// Index of the move in the batch.
+    /// Index of the first refused item in the batch (for a batch refused as a whole, such as
+    /// one that would overflow [`MAX_ITEMS`](crate::MAX_ITEMS), the first item that did not
+    /// fit).
     pub index: usize,
-    /// Why it was refused, as [`Quadtree::update`] would say.
+    /// Why it was refused, as [`Quadtree::update`] or [`Quadtree::insert`] would say.
     pub error: QuadtreeError,
 }
 
 impl fmt::Display for BatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "move {} of the batch: {}", self.index, self.error)
+        write!(f, "item {} of the batch: {}", self.index, self.error)
+    }
+}
+
+impl From<BatchError> for QuadtreeError {
+    /// The reason alone, for callers that propagate [`QuadtreeError`] with `?`.
+    fn from(e: BatchError) -> Self {
+        e.error
     }
 }
 
 impl std::error::Error for BatchError {}
 
-impl<T: Send + Sync> Quadtree<T> {
+impl<T> Quadtree<T> {
     /// Moves item `ids[i]` to `rect_of(i)` for every `i`, as calling
-    /// [`update`](Self::update) for each in order would, but with the work spread over the
-    /// current rayon pool (run it inside `pool.install` to choose the threads). The tree ends
-    /// the same on every thread count, and the same as
-    /// [`update_many_serial`](Self::update_many_serial) leaves it. A handle given twice ends
-    /// at its last rectangle.
+    /// [`update`](Self::update) for each in order would, in fewer steps: every move is
+    /// checked and placed first, the moves that stay in their nodes rewrite their rectangles
+    /// in place, and only the moves that change node go through `update`'s path. A handle
+    /// given twice ends at its last rectangle. With feature `rayon`, `par_update_many` does
+    /// the same on every core and leaves the same tree.
     ///
     /// # Errors
     /// If any move would be refused by `update` (stale handle, bad rectangle), nothing
-    /// changes and the first such move is reported. `rect_of` is called once per move.
+    /// changes and the first such move is reported with its index. `rect_of` is called once
+    /// per move.
     ///
     /// # Runtime
-    /// In parallel: each move's check and placement and, for a batch of at least a quarter
-    /// of the tree's items, the rewrite in place of each item that stays in its node. Then
-    /// in order: the few moves that change node (an `update` each) or, in an internal node,
-    /// change group; a smaller batch also rewrites in place there. Allocates only when the
-    /// workspace must grow.
+    /// O(batch) for the checks and placements, plus each change of node as `update` does it;
+    /// a batch of at least a quarter of the tree's items rewrites in place node by node
+    /// (O(items)), a smaller one move by move. Allocates only when the workspace must grow.
     ///
     /// ```
     /// use quadstress::{BatchError, Quadtree, QuadtreeError, Rect, UpdateWorkspace};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
     /// let ids: Vec<_> = (0..100)
-    ///     .map(|i| tree.insert(Rect::from_min_size(i as f32, 1.0, 0.5, 0.5), i).unwrap())
-    ///     .collect();
+    ///     .map(|i| tree.insert(Rect::from_min_size(i as f32, 1.0, 0.5, 0.5), i))
+    ///     .collect::<Result<_, _>>()?;
     /// let mut ws = UpdateWorkspace::new();
-    /// tree.update_many(&ids, |i| Rect::from_min_size(i as f32, 50.0, 0.5, 0.5), &mut ws)
-    ///     .unwrap();
-    /// assert_eq!(tree.rect(ids[7]), Some(Rect::from_min_size(7.0, 50.0, 0.5, 0.5)));
+    /// let to = |i: usize| Rect::from_min_size(99.0 - i as f32, 9.0, 0.5, 0.5);
+    /// tree.update_many(&ids, to, &mut ws)?;
+    /// assert_eq!(tree.rect(ids[0]), Some(Rect::from_min_size(99.0, 9.0, 0.5, 0.5)));
+    ///
     /// let bad = tree.update_many(&ids, |i| Rect::new(i as f32, 0.0, 0.0, 1.0), &mut ws);
     /// assert_eq!(bad, Err(BatchError { index: 1, error: QuadtreeError::Inverted }));
     /// assert!(tree.validate().is_ok());
+    /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
     pub fn update_many<F>(
-        &mut self,
-        ids: &[ItemId],
-        rect_of: F,
-        ws: &mut UpdateWorkspace,
-    ) -> Result<(), BatchError>
-    where
-        F: Fn(usize) -> Rect + Sync,
-    {
-        if rayon::current_num_threads() == 1 {
-            return self.update_many_serial(ids, rect_of, ws);
-        }
-        let chunks = self.prepare_batch(ids.len(), ws);
-        let UpdateWorkspace {
-            plan,
-            chunks: outs,
-            stamps,
-        } = ws;
-        let this = &*self;
-        plan[..ids.len()]
-            .par_chunks_mut(CHUNK)
-            .zip(ids.par_chunks(CHUNK))
-            .zip(outs[..chunks].par_iter_mut())
-            .enumerate()
-            .for_each(|(k, ((plan, ids), out))| {
-                this.plan_chunk(k * CHUNK, ids, plan, out, &rect_of);
-            });
-        if needs_stamps(&outs[..chunks]) {
-            ids.par_chunks(CHUNK)
-                .enumerate()
-                .for_each(|(k, ids)| stamp(k * CHUNK, ids, stamps));
-            ids.par_chunks(CHUNK)
-                .zip(outs[..chunks].par_iter_mut())
-                .enumerate()
-                .for_each(|(k, (ids, out))| out.twice = !holds_stamps(k * CHUNK, ids, stamps));
-        }
-        self.finish_batch(ids, ws, true)
-    }
-
-    /// [`update_many`](Self::update_many) on the caller's thread alone, without rayon: the
-    /// same tree, the same errors, nothing handed to a pool.
-    ///
-    /// ```
-    /// use quadstress::{Quadtree, Rect, UpdateWorkspace};
-    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
-    /// let ids: Vec<_> = (0..100)
-    ///     .map(|i| tree.insert(Rect::from_min_size(i as f32, 1.0, 0.5, 0.5), i).unwrap())
-    ///     .collect();
-    /// let mut ws = UpdateWorkspace::new();
-    /// let to = |i: usize| Rect::from_min_size(99.0 - i as f32, 9.0, 0.5, 0.5);
-    /// tree.update_many_serial(&ids, to, &mut ws).unwrap();
-    /// assert_eq!(tree.rect(ids[0]), Some(Rect::from_min_size(99.0, 9.0, 0.5, 0.5)));
-    /// ```
-    ///
-    /// # Errors
-    /// Those of [`update_many`](Self::update_many).
-    pub fn update_many_serial<F>(
         &mut self,
         ids: &[ItemId],
         rect_of: F,
@@ -235,7 +192,7 @@ impl<T: Send + Sync> Quadtree<T> {
                 out.twice = !holds_stamps(k * CHUNK, ids, &ws.stamps);
             }
         }
-        self.finish_batch(ids, ws, false)
+        self.finish_batch(ids, ws, |nodes, rewrite| nodes.iter_mut().for_each(rewrite))
     }
 
     /// Sizes the workspace for a batch of `n` moves; returns the number of chunks.
@@ -306,12 +263,16 @@ impl<T: Send + Sync> Quadtree<T> {
     }
 
     /// Passes 3 and 4, after passes 1 and 2 planned every move.
-    fn finish_batch(
+    /// `each_node` runs pass 3's rewrite over every node (on every core, or not).
+    fn finish_batch<E>(
         &mut self,
         ids: &[ItemId],
         ws: &UpdateWorkspace,
-        parallel: bool,
-    ) -> Result<(), BatchError> {
+        each_node: E,
+    ) -> Result<(), BatchError>
+    where
+        E: FnOnce(&mut [Node<T>], &(dyn Fn(&mut Node<T>) + Sync)),
+    {
         let n = ids.len();
         let chunks = &ws.chunks[..n.div_ceil(CHUNK)];
         // Each chunk stopped at its first refusal, so the first chunk with one has the first.
@@ -345,14 +306,7 @@ impl<T: Send + Sync> Quadtree<T> {
             let rewrite = |node: &mut Node<T>| {
                 node.items.rewrite_each(new_rect);
             };
-            if parallel {
-                self.nodes
-                    .par_iter_mut()
-                    .with_min_len(MIN_NODES_PER_TASK)
-                    .for_each(rewrite);
-            } else {
-                self.nodes.iter_mut().for_each(rewrite);
-            }
+            each_node(&mut self.nodes, &rewrite);
         } else {
             for p in plan.iter().filter(|p| p.rewrite != NOT_REWRITE) {
                 let slot = self.slots[p.rewrite as usize];
@@ -373,6 +327,83 @@ impl<T: Send + Sync> Quadtree<T> {
             self.move_checked(index, slot, plan[i as usize].rect);
         }
         Ok(())
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<T: Send + Sync> Quadtree<T> {
+    /// [`update_many`](Self::update_many) with the work spread over the current rayon pool
+    /// (run it inside `pool.install` to choose the threads). The tree ends the same on every
+    /// thread count, and the same as `update_many` leaves it. A handle given twice ends at its
+    /// last rectangle.
+    ///
+    /// # Errors
+    /// If any move would be refused by `update` (stale handle, bad rectangle), nothing
+    /// changes and the first such move is reported. `rect_of` is called once per move.
+    ///
+    /// # Runtime
+    /// In parallel: each move's check and placement and, for a batch of at least a quarter
+    /// of the tree's items, the rewrite in place of each item that stays in its node. Then
+    /// in order: the few moves that change node (an `update` each) or, in an internal node,
+    /// change group; a smaller batch also rewrites in place there. Allocates only when the
+    /// workspace must grow.
+    ///
+    /// ```
+    /// use quadstress::{BatchError, Quadtree, QuadtreeError, Rect, UpdateWorkspace};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    /// let ids: Vec<_> = (0..100)
+    ///     .map(|i| tree.insert(Rect::from_min_size(i as f32, 1.0, 0.5, 0.5), i).unwrap())
+    ///     .collect();
+    /// let mut ws = UpdateWorkspace::new();
+    /// tree.par_update_many(&ids, |i| Rect::from_min_size(i as f32, 50.0, 0.5, 0.5), &mut ws)
+    ///     .unwrap();
+    /// assert_eq!(tree.rect(ids[7]), Some(Rect::from_min_size(7.0, 50.0, 0.5, 0.5)));
+    /// let bad = tree.par_update_many(&ids, |i| Rect::new(i as f32, 0.0, 0.0, 1.0), &mut ws);
+    /// assert_eq!(bad, Err(BatchError { index: 1, error: QuadtreeError::Inverted }));
+    /// assert!(tree.validate().is_ok());
+    /// ```
+    pub fn par_update_many<F>(
+        &mut self,
+        ids: &[ItemId],
+        rect_of: F,
+        ws: &mut UpdateWorkspace,
+    ) -> Result<(), BatchError>
+    where
+        F: Fn(usize) -> Rect + Sync,
+    {
+        if rayon::current_num_threads() == 1 {
+            return self.update_many(ids, rect_of, ws);
+        }
+        let chunks = self.prepare_batch(ids.len(), ws);
+        let UpdateWorkspace {
+            plan,
+            chunks: outs,
+            stamps,
+        } = ws;
+        let this = &*self;
+        plan[..ids.len()]
+            .par_chunks_mut(CHUNK)
+            .zip(ids.par_chunks(CHUNK))
+            .zip(outs[..chunks].par_iter_mut())
+            .enumerate()
+            .for_each(|(k, ((plan, ids), out))| {
+                this.plan_chunk(k * CHUNK, ids, plan, out, &rect_of);
+            });
+        if needs_stamps(&outs[..chunks]) {
+            ids.par_chunks(CHUNK)
+                .enumerate()
+                .for_each(|(k, ids)| stamp(k * CHUNK, ids, stamps));
+            ids.par_chunks(CHUNK)
+                .zip(outs[..chunks].par_iter_mut())
+                .enumerate()
+                .for_each(|(k, (ids, out))| out.twice = !holds_stamps(k * CHUNK, ids, stamps));
+        }
+        self.finish_batch(ids, ws, |nodes, rewrite| {
+            nodes
+                .par_iter_mut()
+                .with_min_len(MIN_NODES_PER_TASK)
+                .for_each(rewrite)
+        })
     }
 }
 
@@ -402,7 +433,7 @@ fn holds_stamps(first: usize, ids: &[ItemId], stamps: &[AtomicU32]) -> bool {
         .all(|(j, id)| stamps[id.index as usize].load(Ordering::Relaxed) == (first + j) as u32)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "rayon"))]
 mod tests {
     use super::*;
     use crate::{oracle, Config, Placement};
@@ -494,9 +525,9 @@ mod tests {
                     let handles: Vec<ItemId> = batch.iter().map(|&k| ids[k]).collect();
                     // Thread count 0: the serial form, outside any pool.
                     results.push(if t == 0 {
-                        tree.update_many_serial(&handles, |i| rects[i], &mut ws)
+                        tree.update_many(&handles, |i| rects[i], &mut ws)
                     } else {
-                        pool(t).install(|| tree.update_many(&handles, |i| rects[i], &mut ws))
+                        pool(t).install(|| tree.par_update_many(&handles, |i| rects[i], &mut ws))
                     });
                     tree.validate().unwrap();
                 }
@@ -521,10 +552,10 @@ mod tests {
                 let q =
                     Rect::from_min_size(rng.range(0.0, 150.0), rng.range(0.0, 150.0), 50.0, 50.0);
                 let mut hits = Vec::new();
-                trees[1].query_rect(&q, &mut hits).unwrap();
+                trees[1].query_in_rect(&q, &mut hits).unwrap();
                 let mut got: Vec<u32> = hits.iter().map(|id| *trees[1].get(*id).unwrap()).collect();
                 got.sort_unstable();
-                assert_eq!(got, oracle::query_rect(&model, &q));
+                assert_eq!(got, oracle::query_in_rect(&model, &q));
                 let layout = |t: &Quadtree<u32>| {
                     t.iter()
                         .map(|item| (item.id.index(), item.rect))
