@@ -91,8 +91,7 @@
 //!   against each ancestor's list, then only the items that box meets: a node far from an
 //!   ancestor's centre lines misses both of its bands at once, so only the nodes along the
 //!   lines scan straddlers. Walking each straddler down through the subtree instead cost more
-//!   instructions and mispredicts at every size measured (1,000 to 1,000,000 boxes, clustered
-//!   boxes, the simulation's pile). The masks of up to eight blocks are joined into one 64-bit
+//!   instructions and mispredicts. The masks of up to eight blocks are joined into one 64-bit
 //!   mask before its hits are walked, and the whole search runs in one AVX-compiled call where
 //!   the CPU has AVX, so that each scan inlines the block test.
 //! - **Reuse is deliberate.** Freed node blocks keep their item lists' allocations, and after
@@ -117,15 +116,8 @@
 //!   faulting in the pages the lists need.
 //! - The pair search over a thousand items beats brute force by two orders of magnitude, but
 //!   it is a few microseconds long, so a busy machine moves that ratio more than any change.
-//! - Tried and dropped, none faster in alternating runs: carrying the ancestors' items down a
-//!   depth-first search in a buffer; AVX-512 mask compares and blocks of sixteen; skipping
-//!   ancestors whose widest items cannot reach a node; filtering each ancestor's items once per
-//!   node rather than once per item;
-//!   in a crowded leaf, a sort and sweep along x over its items and the ancestors' items that
-//!   reach it (a counting sort by columns, then blocks of eight: fewer tests, but sorting and
-//!   a sweep step per item cost more instructions than they saved at 50 items a leaf);
-//!   in the pair search, writing each block's hits with fixed-size stores into a batch,
-//!   reported afterwards (fewer mispredicts, more instructions: its masks are mostly empty).
+//! - What was tried and dropped, and the measurements behind these choices, are in the
+//!   repository's BENCHMARKS.md.
 
 // rustdoc lists the inherent impls of child modules before a module's own, in the order the
 // modules are declared, so the core impl is a child module declared first, on its own so that
