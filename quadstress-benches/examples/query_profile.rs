@@ -1,18 +1,23 @@
 //! A driver for profiling region queries among a million boxes: builds the table bench's
 //! `boxes_1m_800x600` workload in shape (1,000,000 boxes 32x32 in 800x600, from its own
 //! generator) in bulk, which sorts the straddlers, then runs random 32x32 queries that visit their hits,
-//! and prints the time per query and the hits. `VEC=1` collects handles with `query_rect`
+//! and prints the time per query and the hits. `VEC=1` collects handles with `query_in_rect`
 //! instead; `SMALL=1` runs 10x10 queries among 100,000 boxes of side 2 instead (the
-//! `queries_10x10` workload's shape); `SAME=1` puts every query at one place.
+//! `queries_10x10` workload's shape); `SAME=1` puts every query at one place. `GRID=side`
+//! runs the same queries (visited) on the bench's grid with cells of that side instead, and
+//! with `AB=1` alternates the tree and the grid, five rounds, and prints the fastest round of
+//! each and their ratio: a comparison under the same load on a shared machine.
 //!
 //! ```text
 //! cargo build --release --example query_profile
 //! ./target/release/examples/query_profile 10000
+//! SMALL=1 GRID=3.003 AB=1 ./target/release/examples/query_profile 100000
 //! valgrind --tool=callgrind --toggle-collect='*for_each_in_rect*' \
 //!     ./target/release/examples/query_profile 2000
 //! ```
 
 use quadstress::{Quadtree, Rect};
+use quadstress_benches::baselines::UniformGrid;
 
 /// A linear congruential generator: a fixed sequence with no dependency.
 fn next_unit(state: &mut u64) -> f32 {
@@ -39,12 +44,15 @@ fn main() {
     };
     let mut tree: Quadtree<u32> = Quadtree::new(world).unwrap();
     let mut ids = Vec::new();
-    let items = (0..n).map(|i| {
-        let x = next_unit(&mut s) * (world.max_x - side);
-        let y = next_unit(&mut s) * (world.max_y - side);
-        (Rect::from_min_size(x, y, side, side), i)
-    });
+    let all_rects: Vec<Rect> = (0..n)
+        .map(|_| {
+            let x = next_unit(&mut s) * (world.max_x - side);
+            let y = next_unit(&mut s) * (world.max_y - side);
+            Rect::from_min_size(x, y, side, side)
+        })
+        .collect();
     // The bulk build leaves the straddlers sorted.
+    let items = all_rects.iter().zip(0..).map(|(r, i)| (*r, i));
     tree.insert_many(items, &mut ids).unwrap();
     // `SAME=1`: every query at the first one's place, so its items stay in the caches.
     let same = std::env::var("SAME").is_ok();
@@ -58,22 +66,65 @@ fn main() {
             Rect::from_min_size(x, y, query, query)
         })
         .collect();
-    // `VEC=1`: the handles into a `Vec` (`query_rect`) instead of visits.
+    // `VEC=1`: the handles into a `Vec` (`query_in_rect`) instead of visits.
     let into_vec = std::env::var("VEC").is_ok();
     let mut out = Vec::new();
-    let start = std::time::Instant::now();
-    let mut hits = 0u64;
-    for q in &rects {
-        if into_vec {
-            out.clear();
-            hits += tree.query_in_rect(q, &mut out).unwrap() as u64;
-            continue;
+    let mut tree_run = || {
+        let mut hits = 0u64;
+        for q in &rects {
+            if into_vec {
+                out.clear();
+                hits += tree.query_in_rect(q, &mut out).unwrap() as u64;
+                continue;
+            }
+            tree.for_each_in_rect(q, |_| {
+                hits += 1;
+            })
+            .unwrap();
         }
-        tree.for_each_in_rect(q, |_| {
-            hits += 1;
-        })
-        .unwrap();
+        hits
+    };
+    // `GRID=side`: the bench's grid with cells of that side, on the same boxes and queries
+    // (visited); `AB=1` with it: the tree and the grid alternately, five rounds, the fastest
+    // round of each, so that the two are compared under the same load.
+    let grid = std::env::var("GRID").ok().map(|side| {
+        let mut grid = UniformGrid::new(side.parse().expect("GRID=cell side"));
+        assert!(grid.build(&all_rects), "the grid refuses these boxes");
+        grid
+    });
+    let grid_run = |grid: &UniformGrid| {
+        let mut hits = 0u64;
+        for q in &rects {
+            grid.query(q, |_| hits += 1);
+        }
+        hits
+    };
+    let timed = |f: &mut dyn FnMut() -> u64| {
+        let start = std::time::Instant::now();
+        let hits = f();
+        (start.elapsed().as_secs_f64() * 1e6 / queries as f64, hits)
+    };
+    match (&grid, std::env::var("AB").is_ok()) {
+        (Some(grid), true) => {
+            let (mut best_tree, mut best_grid) = (f64::INFINITY, f64::INFINITY);
+            for _ in 0..5 {
+                let (t, a) = timed(&mut tree_run);
+                let (g, b) = timed(&mut || grid_run(grid));
+                assert_eq!(a, b, "the tree and the grid disagree");
+                (best_tree, best_grid) = (best_tree.min(t), best_grid.min(g));
+            }
+            println!(
+                "{queries} queries, fastest of 5 alternated rounds: tree {best_tree:.3} us, grid {best_grid:.3} us per query: {:.2}x",
+                best_tree / best_grid
+            );
+        }
+        (Some(grid), false) => {
+            let (per_query, hits) = timed(&mut || grid_run(grid));
+            println!("{queries} grid queries: {per_query:.3} us per query, {hits} hits");
+        }
+        (None, _) => {
+            let (per_query, hits) = timed(&mut tree_run);
+            println!("{queries} queries: {per_query:.3} us per query, {hits} hits");
+        }
     }
-    let per_query = start.elapsed().as_secs_f64() * 1e6 / queries as f64;
-    println!("{queries} queries: {per_query:.3} us per query, {hits} hits");
 }

@@ -259,6 +259,52 @@ pub(super) fn from_ordered(o: u32) -> f32 {
     f32::from_bits(if o >> 31 == 1 { o & !(1 << 31) } else { !o })
 }
 
+/// Halves shorter than this are sorted by comparisons: the radix sort's four count tables
+/// cost more than they save there.
+const RADIX_MIN: usize = 256;
+
+/// Sorts `words`, each a key in its high 32 bits above an offset, ascending, given them in
+/// offset order: the order `sort_unstable` gives, since the offsets differ. A long slice
+/// takes a least-significant-byte-first radix sort of the keys through `buf` (as long as
+/// `words`), which is stable, so equal keys stay in offset order; a pass whose byte is the
+/// same in every key (the high bytes of keys in a narrow range) is skipped. The comparison
+/// sort cost the bulk builds, which end with a sort, about as much as the rest of the build.
+pub(super) fn sort_by_key_bits(words: &mut [u64], buf: &mut [u64]) {
+    let n = words.len();
+    if n < RADIX_MIN {
+        words.sort_unstable();
+        return;
+    }
+    let mut counts = [[0u32; 256]; 4];
+    for &v in words.iter() {
+        let k = (v >> 32) as u32;
+        for (b, c) in counts.iter_mut().enumerate() {
+            c[(k >> (8 * b)) as usize & 0xff] += 1;
+        }
+    }
+    let (mut from, mut to) = (words, buf);
+    let mut in_buf = false;
+    for (b, c) in counts.iter_mut().enumerate() {
+        if c.iter().any(|&k| k as usize == n) {
+            continue;
+        }
+        let mut sum = 0;
+        for k in c.iter_mut() {
+            (*k, sum) = (sum, sum + *k);
+        }
+        for &v in from.iter() {
+            let d = (v >> (32 + 8 * b)) as usize & 0xff;
+            to[c[d] as usize] = v;
+            c[d] += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+        in_buf = !in_buf;
+    }
+    if in_buf {
+        to.copy_from_slice(from);
+    }
+}
+
 /// Up to five ascending, disjoint position ranges: what a scan tests.
 /// The most spans of a list with runs: the crossing group's two halves and its unsorted
 /// tail, then the other group's unsorted head, two halves and tail.
@@ -381,8 +427,9 @@ impl<T> ItemList<T> {
         // Keys in their total order's bits, above the offset in the group: one integer sort
         // per half, the first half's entries filled in from the front, the second's from the
         // back.
+        // The second `n` words are the radix sort's buffer.
         scratch.clear();
-        scratch.resize(n, 0);
+        scratch.resize(2 * n, 0);
         let (mut mid, mut back) = (0, n);
         let mut ext = 0f64;
         let mut across = [NO_EXTENT; 2];
@@ -402,8 +449,15 @@ impl<T> ItemList<T> {
             };
             scratch[at] = (u64::from(ordered(k)) << 32) | (p - s) as u64;
         }
-        scratch[..mid].sort_unstable();
-        scratch[mid..].sort_unstable();
+        {
+            let (words, buf) = scratch.split_at_mut(n);
+            // The second half was filled from the back: in offset order, as the first is, a
+            // stable sort by key leaves equal keys in offset order, as sorting whole words does.
+            words[mid..].reverse();
+            sort_by_key_bits(&mut words[..mid], &mut buf[..mid]);
+            sort_by_key_bits(&mut words[mid..], &mut buf[mid..]);
+        }
+        scratch.truncate(n);
         if let Some(run) = self.run_mut(g) {
             run.keys
                 .extend(scratch.iter().map(|&v| from_ordered((v >> 32) as u32)));
