@@ -36,6 +36,16 @@
     }
     const argBytes = scriptArgs();
 
+    // The demo's errors (a refused URL parameter, a refused start) on the page itself: a
+    // visitor sees no console, only a blank page otherwise.
+    function showError(line) {
+        const box = document.getElementById("errors");
+        if (box) {
+            box.textContent += (box.textContent ? "\n" : "") + line;
+            box.hidden = false;
+        }
+    }
+
     function text(ptr, len) {
         return new TextDecoder().decode(new Uint8Array(wasm_memory.buffer, ptr, len));
     }
@@ -54,6 +64,7 @@
                 const line = text(ptr, len);
                 if (error) {
                     console.error(line);
+                    showError(line);
                 } else {
                     console.log(line);
                 }

@@ -335,6 +335,20 @@ async function refusedFlags(context, base) {
     check("a bad parameter is refused with a message", log.errors.some((e) => e.includes("depth")), log.errors.join("; "));
     check("without a page error", log.pageErrors.length === 0, log.pageErrors.join("; "));
     await page.close();
+
+    // A visitor sees the message on the page, not a blank canvas.
+    const bad = await open(context, `${base}?spawn=abc`);
+    const box = bad.page.locator("#errors");
+    await box.waitFor({ state: "visible", timeout: TIMEOUT_MS });
+    const shown = await box.textContent();
+    check(
+        "a bad parameter's message shows on the page",
+        shown.includes("invalid value 'abc'") && shown.includes("--spawn"),
+        shown,
+    );
+    const { width, height } = (await box.boundingBox()) ?? { width: 0, height: 0 };
+    check("in a box a person can read", width > 300 && height > 30, `${width}x${height}`);
+    await bad.page.close();
 }
 
 try {

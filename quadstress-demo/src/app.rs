@@ -108,7 +108,7 @@ impl BruteForceEstimate {
     }
 
     /// Times every pair of a sample of `sim`'s particles, once every [`ESTIMATE_SECONDS`].
-    fn refresh(&mut self, sim: &Simulation, clock: Clock) {
+    pub fn refresh(&mut self, sim: &Simulation, clock: Clock) {
         let now = clock();
         if self
             .timed_at

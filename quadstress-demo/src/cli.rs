@@ -73,9 +73,34 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = PlacementArg::Exact)]
     pub placement: PlacementArg,
 
-    /// Headless: time step in seconds.
-    #[arg(long, default_value_t = 1.0 / 60.0)]
+    /// Headless: time step in seconds, from 0.0001 to 0.1.
+    #[arg(long, default_value_t = 1.0 / 60.0, value_parser = parse_dt, allow_hyphen_values = true)]
     pub dt: f32,
+
+    /// Find this machine's limit: add particles steadily (seeded, the same ones every run)
+    /// until the frames (windowed; the world widens as it fills) or the steps (headless,
+    /// starting from 1,000 particles) miss `--budget-ms` for a second, then print
+    /// `ramp.max_particles` and the curve of times against the particle count.
+    #[arg(long)]
+    pub ramp: bool,
+
+    /// With `--ramp`: a frame's (windowed) or a step's (headless) time budget in milliseconds;
+    /// 16.7 is 60 FPS.
+    #[arg(long, value_name = "MS", default_value_t = 16.7, value_parser = parse_budget, allow_hyphen_values = true)]
+    pub budget_ms: f64,
+
+    /// With `--ramp`: write the curve's points to this CSV file.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<std::path::PathBuf>,
+
+    /// With `--ramp`: draw the curve into this file, a PNG or an SVG by its extension.
+    #[arg(long, value_name = "FILE", value_parser = parse_plot_path)]
+    pub plot: Option<std::path::PathBuf>,
+
+    /// The cursor of scripted input at these world coordinates, e.g. `1000,200`: a scripted
+    /// `--press LeftMouse@N` sprays particles there (windowed and headless alike).
+    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    pub pointer: Option<(f32, f32)>,
 
     /// Windowed: particles spawned at start.
     #[arg(long, default_value_t = 0, value_parser = parse_whole::<usize>)]
@@ -317,4 +342,90 @@ fn parse_panel(s: &str) -> Result<(&'static Control, Value, u64), String> {
         .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
     let (control, value) = panel_controls::parse_setting(setting)?;
     Ok((control, value, frame.max(1)))
+}
+
+/// The largest `--budget-ms`: a ten-second frame is no stress test.
+pub const MAX_BUDGET_MS: f64 = 10_000.0;
+
+fn parse_budget(s: &str) -> Result<f64, String> {
+    let ms: f64 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad budget {s:?}: {e}"))?;
+    if !(ms.is_finite() && ms > 0.0 && ms <= MAX_BUDGET_MS) {
+        return Err(format!(
+            "budget must be above 0 and at most {MAX_BUDGET_MS} ms, got {s:?}"
+        ));
+    }
+    Ok(ms)
+}
+
+fn parse_plot_path(s: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(s);
+    match PlotFormat::of(&path) {
+        Some(_) => Ok(path),
+        None => Err(format!(
+            "the plot's file must end in .png or .svg, got {s:?}"
+        )),
+    }
+}
+
+/// The range of `--dt`, in seconds: steps of 10 kHz to 10 Hz. A step of 0 moves nothing,
+/// and one much longer than the demo's 1/60 s lets particles pass through each other.
+pub const DT_RANGE: std::ops::RangeInclusive<f32> = 0.0001..=0.1;
+
+fn parse_dt(s: &str) -> Result<f32, String> {
+    let dt: f32 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad time step {s:?}: {e}"))?;
+    if !DT_RANGE.contains(&dt) {
+        return Err(format!(
+            "the time step must be between {} and {} seconds (60 Hz is 0.0167), got {s:?}",
+            DT_RANGE.start(),
+            DT_RANGE.end()
+        ));
+    }
+    Ok(dt)
+}
+
+/// The file formats `--plot` writes, by the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotFormat {
+    /// `.png`.
+    Png,
+    /// `.svg`.
+    Svg,
+}
+
+impl PlotFormat {
+    /// The format a path's extension names (any case), if it names one.
+    pub fn of(path: &std::path::Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "png" => Some(PlotFormat::Png),
+            "svg" => Some(PlotFormat::Svg),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn plot_formats_follow_the_extension() {
+        assert_eq!(
+            PlotFormat::of(Path::new("a/curve.PNG")),
+            Some(PlotFormat::Png)
+        );
+        assert_eq!(
+            PlotFormat::of(Path::new("curve.svg")),
+            Some(PlotFormat::Svg)
+        );
+        assert_eq!(PlotFormat::of(Path::new("curve.jpg")), None);
+        assert_eq!(PlotFormat::of(Path::new("curve")), None);
+    }
 }

@@ -81,6 +81,11 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
             args.dt
         )));
     }
+    if args.ramp {
+        let memory = available_memory();
+        return super::headless_ramp::run(args, out, memory, BYTES_PER_PARTICLE)?
+            .map_err(Stop::Refused);
+    }
     if args.particles > MAX_PARTICLES {
         return Err(Stop::Refused(format!(
             "--particles must be at most {MAX_PARTICLES}, got {}",

@@ -57,11 +57,15 @@ mod platform;
 mod cli;
 mod panel_controls;
 mod settings;
+mod startup;
 // State.
 mod app;
 mod headless;
+mod headless_ramp;
+mod plot;
 mod probe;
 mod profile;
+mod ramp;
 mod script;
 mod stepper;
 mod view;
@@ -85,10 +89,18 @@ fn main() {
     let result = if args.controls {
         print!("{}", controls::markdown_table());
         Ok(())
+    } else if let Err(e) = startup::check(&args)
+        .and_then(|()| ramp::check_outputs(args.csv.as_deref(), args.plot.as_deref(), args.ramp))
+    {
+        Err(e)
     } else if args.headless {
+        startup::apply_threads(&args);
         headless::run(&args)
     } else {
-        window::run_window(args)
+        startup::check_display().and_then(|()| {
+            startup::apply_threads(&args);
+            window::run_window(args)
+        })
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
@@ -109,10 +121,14 @@ mod layers {
         ("cli", 1),
         ("panel_controls", 1),
         ("settings", 1),
+        ("startup", 1),
         ("app", 2),
         ("headless", 2),
+        ("headless_ramp", 2),
+        ("plot", 2),
         ("probe", 2),
         ("profile", 2),
+        ("ramp", 2),
         ("script", 2),
         ("stepper", 2),
         ("view", 2),

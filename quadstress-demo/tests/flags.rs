@@ -159,20 +159,42 @@ fn bad_numbers_are_refused_before_any_work() {
     }
 }
 
-/// A warm-up of `u64::MAX` frames leaves no frame timed (`1 + warmup` used to wrap to 0 and
-/// time them all).
+/// A warm-up as long as the run, or longer (`u64::MAX` once wrapped `1 + warmup` to 0 and
+/// timed every frame), would time nothing: it is refused, windowed and headless, before a
+/// window opens.
+#[test]
+fn a_warmup_that_leaves_no_frame_is_refused() {
+    for args in [
+        &["--warmup", "18446744073709551615", "--frames", "5"][..],
+        &["--warmup", "5", "--frames", "5"],
+        &[
+            "--headless",
+            "--particles",
+            "10",
+            "--warmup",
+            "240",
+            "--frames",
+            "120",
+        ],
+    ] {
+        let stderr = refused(args);
+        assert!(
+            stderr.contains("--warmup") && stderr.contains("shorter"),
+            "{stderr}"
+        );
+    }
+}
+
+/// A shorter warm-up leaves the rest of the frames timed.
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
-fn a_huge_warmup_times_no_frame() {
-    let window = |args: &[&str]| {
-        let out = Command::new(BIN).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {:?}", out.status);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let stdout = window(&["--warmup", "18446744073709551615", "--frames", "5"]);
-    assert!(stdout.contains("frames_timed: 0 frames"), "{stdout}");
-    assert!(!stdout.contains("frame_time.median"), "{stdout}");
-    let stdout = window(&["--warmup", "2", "--frames", "5"]);
+fn a_warmup_leaves_the_rest_timed() {
+    let out = Command::new(BIN)
+        .args(["--warmup", "2", "--frames", "5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("frames_timed: 2 frames"), "{stdout}");
 }
 
@@ -229,4 +251,235 @@ fn whole_number_settings_refuse_fractions_from_the_flags_and_the_panel() {
         let stderr = refused(args);
         assert!(stderr.contains("whole number"), "{args:?}: {stderr}");
     }
+}
+
+/// A time step outside 0.0001 to 0.1 s is refused (0 moved nothing; 10 s let particles pass
+/// through each other).
+#[test]
+fn time_steps_outside_the_sane_range_are_refused() {
+    for dt in ["0", "10", "-0.01", "0.00001", "NaN", "inf"] {
+        let stderr = refused(&[
+            "--headless",
+            "--particles",
+            "10",
+            "--frames",
+            "1",
+            "--dt",
+            dt,
+        ]);
+        assert!(stderr.contains("time step"), "--dt {dt}: {stderr}");
+    }
+    let stdout = stdout_of(&[
+        "--headless",
+        "--particles",
+        "10",
+        "--frames",
+        "1",
+        "--dt",
+        "0.1",
+    ]);
+    assert!(stdout.contains("step_seconds: 0.1 s"), "{stdout}");
+}
+
+/// More threads than cores run, with a warning on standard error.
+#[test]
+fn more_threads_than_cores_warn() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let over = (cores + 1).to_string();
+    let out = quadstress(&[
+        "--headless",
+        "--particles",
+        "100",
+        "--frames",
+        "1",
+        "--threads",
+        &over,
+    ]);
+    assert!(out.status.success(), "{:?}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("warning: --threads {over} is more than")),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("threads: {over} threads")),
+        "{stdout}"
+    );
+    let out = quadstress(&[
+        "--headless",
+        "--particles",
+        "100",
+        "--frames",
+        "1",
+        "--threads",
+        "1",
+    ]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Without a display the window says, in one line, how to run it instead of panicking.
+#[cfg(target_os = "linux")]
+#[test]
+fn no_display_says_to_use_xvfb_run() {
+    let stderr = refused(&["--frames", "1"]);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("xvfb-run") && stderr.contains("--headless"),
+        "{stderr}"
+    );
+}
+
+/// A fresh scratch directory for one test's files.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("quadstress-flags-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The value of the `name: value unit` line `name`, if there is one.
+fn value_of(stdout: &str, name: &str) -> Option<f64> {
+    let prefix = format!("{name}: ");
+    let line = stdout.lines().find(|l| l.starts_with(&prefix))?;
+    line[prefix.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// The ramp's points from its report: (particles, step ms).
+fn ramp_points(stdout: &str) -> Vec<(f64, f64)> {
+    (0..)
+        .map_while(|i| {
+            let n = value_of(stdout, &format!("ramp.point.{i}.particles"))?;
+            let step = value_of(stdout, &format!("ramp.point.{i}.step"))?;
+            Some((n, step))
+        })
+        .collect()
+}
+
+/// A headless ramp with a small budget stops at the first second whose median step misses
+/// it, and reports the last count that held; its CSV has the same points and its PNG is a
+/// chart (the step series' blue is drawn).
+#[test]
+fn a_headless_ramp_stops_at_its_budget_and_writes_its_curve() {
+    let dir = scratch_dir("ramp-png");
+    let (csv, png) = (dir.join("curve.csv"), dir.join("curve.png"));
+    let stdout = stdout_of(&[
+        "--headless",
+        "--ramp",
+        "--budget-ms",
+        "0.5",
+        "--threads",
+        "1",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(stdout.contains("ramp.stopped_by: budget\n"), "{stdout}");
+    let points = ramp_points(&stdout);
+    assert_eq!(
+        value_of(&stdout, "ramp.points"),
+        Some(points.len() as f64),
+        "{stdout}"
+    );
+    let (last, held) = points.split_last().expect("at least one point");
+    assert!(last.1 > 0.5, "the last point missed the budget: {stdout}");
+    assert!(held.iter().all(|p| p.1 <= 0.5), "{stdout}");
+    let max = value_of(&stdout, "ramp.max_particles").expect("ramp.max_particles");
+    assert_eq!(max, held.last().map_or(0.0, |p| p.0), "{stdout}");
+    assert!(
+        points.windows(2).all(|w| w[0].0 < w[1].0),
+        "the count grows: {points:?}"
+    );
+    // Far below the world's growth limits: a 0.5 ms step holds some thousands.
+    assert!(last.0 < 1e6, "{stdout}");
+
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[0].starts_with("particles,step_ms,"), "{text}");
+    assert_eq!(rows.len(), points.len() + 1, "{text}");
+    for (row, (n, step)) in rows[1..].iter().zip(&points) {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[0].parse::<f64>().unwrap(), *n, "{row}");
+        let csv_step: f64 = cells[1].parse().unwrap();
+        assert!((csv_step - step).abs() < 1e-3, "{row} vs {step}");
+        // Headless draws nothing: no draw or frame times.
+        assert_eq!((cells[2], cells[3]), ("", ""), "{row}");
+    }
+
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert!(info.width >= 640 && info.height >= 400, "{info:?}");
+    let channels = info.color_type.samples();
+    let blue = pixels
+        .chunks_exact(channels)
+        .filter(|px| px[..3] == [40, 110, 255])
+        .count();
+    assert!(
+        blue > 100,
+        "the step series is drawn: {blue} pixels of its blue"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `--plot FILE.svg` writes an SVG document with the step and brute-force series and the
+/// budget; an unknown extension, or the files without `--ramp`, are refused before any work.
+#[test]
+fn a_ramp_plot_is_an_svg_by_its_extension_and_bad_outputs_are_refused() {
+    let dir = scratch_dir("ramp-svg");
+    let svg = dir.join("curve.svg");
+    stdout_of(&[
+        "--headless",
+        "--ramp",
+        "--budget-ms",
+        "0.3",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..100]);
+    assert!(text.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        text.matches("<text").count(),
+        text.matches("</text>").count()
+    );
+    for label in [
+        "step (simulation)",
+        "brute force",
+        "budget: step 0.3 ms",
+        "particles",
+    ] {
+        assert!(text.contains(label), "no {label:?} in the SVG");
+    }
+    assert!(text.matches("<polyline").count() >= 2, "two series drawn");
+
+    let jpg = dir.join("curve.jpg");
+    let stderr = refused(&["--headless", "--ramp", "--plot", jpg.to_str().unwrap()]);
+    assert!(stderr.contains(".png or .svg"), "{stderr}");
+    let csv = dir.join("curve.csv");
+    let stderr = refused(&["--headless", "--csv", csv.to_str().unwrap()]);
+    assert!(stderr.contains("add --ramp"), "{stderr}");
+    let stderr = refused(&["--headless", "--ramp", "--csv", "/nonexistent/dir/a.csv"]);
+    assert!(stderr.contains("cannot write"), "{stderr}");
+    for budget in ["0", "-1", "NaN", "inf", "1e9"] {
+        let stderr = refused(&["--headless", "--ramp", "--budget-ms", budget]);
+        assert!(stderr.contains("budget"), "{budget}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `--frames` bounds a ramp: it stops there and says so, counting no point it did not close.
+#[test]
+fn a_ramp_cut_short_by_frames_says_so() {
+    let stdout = stdout_of(&["--headless", "--ramp", "--frames", "130"]);
+    assert!(stdout.contains("ramp.stopped_by: frames\n"), "{stdout}");
+    assert!(stdout.contains("steps: 130 steps\n"), "{stdout}");
+    assert_eq!(value_of(&stdout, "ramp.points"), Some(2.0), "{stdout}");
+    assert_eq!(ramp_points(&stdout).len(), 2);
 }

@@ -1,0 +1,130 @@
+//! `--headless --ramp`: the simulation's step alone against a budget (see [`super::ramp`]).
+//!
+//! The ramp starts from [`START_PARTICLES`] in a square world the particles cover to
+//! `--coverage`; when the count would pass that coverage the world doubles its area
+//! ([`regrow`]), so the density stays between half the coverage and the coverage.
+
+use std::io::Write;
+
+use quadstress::Rect;
+use quadstress_sim::{SimConfig, Simulation, MAX_PARTICLES};
+
+use super::app::BruteForceEstimate;
+use super::cli::{Args, Switch};
+use super::platform::now_seconds;
+use super::ramp::{regrow, thousands, wider, Measure, Ramp, Sample, Stop, START_PARTICLES};
+
+/// Most particles `world` holds at `coverage` of its area.
+fn cap_of(world: Rect, coverage: f32, particle_size: f32) -> usize {
+    let area = f64::from(world.width()) * f64::from(world.height());
+    (area * f64::from(coverage) / f64::from(particle_size * particle_size)) as usize
+}
+
+/// Runs the headless ramp, writing its report to `out`. `memory` is what the machine has
+/// free, in bytes, and `bytes_per_particle` what a particle takes at most: the ramp stops
+/// (as at a cap) before it would need more. The outer error is the output's; the inner, a
+/// refusal.
+pub fn run(
+    args: &Args,
+    out: &mut impl Write,
+    memory: Option<u64>,
+    bytes_per_particle: u64,
+) -> std::io::Result<Result<(), String>> {
+    let refused = |e: &dyn std::fmt::Display| Ok(Err(e.to_string()));
+    let mut config = SimConfig::with_coverage(START_PARTICLES, args.coverage);
+    config.seed = args.seed;
+    config.gravity_on = args.gravity == Some(Switch::On);
+    config.broadphase = args.broadphase.into();
+    config.tree = args.tree_config();
+    config.max_particles = cap_of(config.world, args.coverage, config.particle_size);
+    let mut sim = match Simulation::new(config) {
+        Ok(sim) => sim,
+        Err(e) => return refused(&e),
+    };
+    if let Some(threads) = args.threads {
+        if let Err(e) = sim.set_threads(threads) {
+            return refused(&e);
+        }
+    }
+    if let Err(e) = sim.spawn_burst(START_PARTICLES) {
+        return refused(&e);
+    }
+    let mut ramp = Ramp::new(args.budget_ms, Measure::Step);
+    writeln!(out, "ramp.start: {} count", sim.len())?;
+    writeln!(out, "coverage: {} fraction", args.coverage)?;
+    writeln!(out, "broadphase: {}", sim.broadphase().name())?;
+    writeln!(out, "threads: {} threads", sim.threads())?;
+    writeln!(out, "step_seconds: {} s", args.dt)?;
+    writeln!(
+        out,
+        "gravity: {}",
+        if config.gravity_on { "on" } else { "off" }
+    )?;
+    write!(out, "{}", ramp.header_lines())?;
+    out.flush()?;
+
+    let mut estimate = BruteForceEstimate::default();
+    let mut steps = 0u64;
+    loop {
+        if args.frames.is_some_and(|limit| steps >= limit) {
+            ramp.stop(Stop::Frames);
+            break;
+        }
+        let due = ramp.due(sim.len());
+        let wanted = sim.len().saturating_add(due);
+        let too_big = |n: usize| {
+            n > MAX_PARTICLES
+                || memory.is_some_and(|m| (n as u64).saturating_mul(bytes_per_particle) > m)
+        };
+        if too_big(wanted) {
+            ramp.stop(Stop::Cap);
+            break;
+        }
+        if wanted > sim.config().max_particles {
+            let world = wider(sim.config().world);
+            let cap = cap_of(world, args.coverage, sim.config().particle_size);
+            sim = match regrow(&sim, world, cap) {
+                Ok(sim) => sim,
+                Err(e) => return refused(&e),
+            };
+        }
+        if let Err(e) = sim.spawn_burst(due) {
+            return refused(&e);
+        }
+        let t = match sim.step_timed(args.dt, now_seconds) {
+            Ok(t) => t,
+            Err(e) => return refused(&e),
+        };
+        steps += 1;
+        estimate.refresh(&sim, now_seconds);
+        let sample = Sample {
+            step_ms: Some(t.step_ms),
+            ..Sample::default()
+        };
+        let width = sim.config().world.width();
+        if let Some(p) = ramp.record(sample, sim.len(), width, |n| estimate.ms_at(n)) {
+            write!(out, "{}", Ramp::point_lines(ramp.points().len() - 1, &p))?;
+            out.flush()?;
+        }
+        if ramp.stopped().is_some() {
+            break;
+        }
+    }
+    writeln!(out, "steps: {steps} steps")?;
+    write!(out, "{}", ramp.summary_lines())?;
+    let title = format!(
+        "{} particles in a {} ms step (headless, {} threads)",
+        thousands(ramp.max_particles()),
+        ramp.budget_ms(),
+        sim.threads()
+    );
+    match super::plot::write_outputs(&ramp, args.csv.as_deref(), args.plot.as_deref(), &title) {
+        Ok(lines) => {
+            for line in lines {
+                writeln!(out, "{line}")?;
+            }
+            Ok(Ok(()))
+        }
+        Err(e) => refused(&e),
+    }
+}
