@@ -10,11 +10,13 @@ use quadstress_sim::{
     DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS,
 };
 
+use super::cli::DEFAULT_BUDGET_MS;
 use super::controls::{Action, Binding, Pointer};
 use super::panel_controls::{Control, Field, Value, SPAWN_BATCH};
 use super::platform::Clock;
 use super::probe::{Probe, Shape};
 use super::profile::Profile;
+use super::ramp::{regrow, RampRun};
 use super::settings::{
     particle_cap, particle_cap_of, placement_name, scaled_world, ColorMode, Display, Outlines,
     GRAPH_FRAMES, MAX_COVERAGE, MAX_WORLD_SCALE, MIN_WORLD_SCALE, PARTICLE_SIZE, WORLD,
@@ -186,6 +188,8 @@ pub struct App {
     pub renderer: String,
     /// The world's size against [`WORLD`]'s (`--world-scale`).
     world_scale: f32,
+    /// The stress test's ramp (see `ramp`).
+    pub ramp: RampRun,
 }
 
 impl App {
@@ -231,6 +235,7 @@ impl App {
             profile: Profile::default(),
             renderer: String::new(),
             world_scale: 1.0,
+            ramp: RampRun::new(DEFAULT_BUDGET_MS),
         })
     }
 
@@ -272,6 +277,33 @@ impl App {
             }
             Err(e) => self.say(format_args!("world scale refused: {e}")),
         }
+    }
+
+    /// The world's size against [`WORLD`]'s.
+    pub fn world_scale(&self) -> f32 {
+        self.world_scale
+    }
+
+    /// Moves the particles into [`WORLD`] scaled by `scale`, with the particle cap of its
+    /// area, keeping their places (see [`regrow`]): the ramp widening a full world. Returns
+    /// the new cap.
+    ///
+    /// # Errors
+    /// The simulation's errors for a world it refuses; nothing changes then.
+    pub fn widen_world(&mut self, scale: f32) -> Result<usize, SimError> {
+        let world = scaled_world(scale);
+        let cap = particle_cap_of(world);
+        let grown = regrow(self.sim.get(), world, cap)?;
+        self.sim = SimSlot::Home(Box::new(grown));
+        self.world_scale = scale;
+        self.probe.set_world(world);
+        Ok(cap)
+    }
+
+    /// The ramp's key and button (see [`RampRun::toggle`]), saying what it did.
+    pub fn toggle_ramp(&mut self) {
+        let did = self.ramp.toggle();
+        self.say(format_args!("{did}"));
     }
 
     /// Runs the simulation's phases on `threads` worker threads, or says why not.
@@ -435,6 +467,7 @@ impl App {
             Action::ToggleHelp => self.display.help = !self.display.help,
             Action::TogglePanel => self.display.panel = !self.display.panel,
             Action::CycleQuery => self.set_query(self.probe.shape().next()),
+            Action::Ramp => self.toggle_ramp(),
             Action::Close => {
                 // Esc closes what is open before it ends anything, so in a page (which cannot
                 // be ended) it still does something.
@@ -664,6 +697,7 @@ impl App {
             Field::WorldScale => Value::Number(self.world_scale),
             Field::Threads => Value::Number(self.sim.get().threads() as f32),
             Field::Spawn | Field::Step | Field::Clear => Value::Pressed(false),
+            Field::Ramp => Value::Pressed(false),
         }
     }
 
@@ -709,6 +743,7 @@ impl App {
             (Field::Spawn, Value::Pressed(true)) => self.spawn_at_random(SPAWN_BATCH),
             (Field::Step, Value::Pressed(true)) => self.step_once(),
             (Field::Clear, Value::Pressed(true)) => self.clear(),
+            (Field::Ramp, Value::Pressed(true)) => self.toggle_ramp(),
             _ => {}
         }
     }

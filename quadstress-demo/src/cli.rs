@@ -86,7 +86,7 @@ pub struct Args {
 
     /// With `--ramp`: a frame's (windowed) or a step's (headless) time budget in milliseconds;
     /// 16.7 is 60 FPS.
-    #[arg(long, value_name = "MS", default_value_t = 16.7, value_parser = parse_budget, allow_hyphen_values = true)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_BUDGET_MS, value_parser = parse_budget, allow_hyphen_values = true)]
     pub budget_ms: f64,
 
     /// With `--ramp`: write the curve's points to this CSV file.
@@ -343,6 +343,9 @@ fn parse_panel(s: &str) -> Result<(&'static Control, Value, u64), String> {
     let (control, value) = panel_controls::parse_setting(setting)?;
     Ok((control, value, frame.max(1)))
 }
+
+/// The ramp's budget unless `--budget-ms` says otherwise: a frame at 60 FPS.
+pub const DEFAULT_BUDGET_MS: f64 = 16.7;
 
 /// The largest `--budget-ms`: a ten-second frame is no stress test.
 pub const MAX_BUDGET_MS: f64 = 10_000.0;

@@ -19,6 +19,7 @@ use super::palette::{
 };
 use super::panel;
 use super::probe::Shape;
+use super::ramp_view;
 use super::scene::{ColorInputs, LeafChanges, Painter, Scene};
 use super::settings::{placement_name, ColorMode, GRAPH_FRAMES};
 use super::view::View;
@@ -159,6 +160,10 @@ fn draw_overlay(app: &App, scratch: &mut Scratch) {
             overlay.add_box(0.0, y - 18.0, sw, 26.0);
             draw_text(message, 10.0, y, 20.0, TEXT);
         }
+        // Under the help, which covers everything else.
+        if let Some((x, y, w, h)) = ramp_view::show(app, sw, sh) {
+            overlay.add_box(x, y, w, h);
+        }
         if app.display.help {
             draw_help(&scratch.help, overlay);
         }
@@ -194,6 +199,7 @@ fn overlay_key(app: &App, stats: &TreeStats, quad_bottom: u32) -> u64 {
         app.probe.k(),
         app.probe.rect().min_x.to_bits(),
         app.probe.rect().min_y.to_bits(),
+        ramp_view::key(app),
         app.message(),
         quad_bottom,
         app.renderer.as_str(),

@@ -66,6 +66,7 @@ mod plot;
 mod probe;
 mod profile;
 mod ramp;
+mod ramp_window;
 mod script;
 mod stepper;
 mod view;
@@ -78,6 +79,7 @@ mod instanced;
 mod overlay;
 mod palette;
 mod panel;
+mod ramp_view;
 mod scene;
 mod window;
 
@@ -129,6 +131,7 @@ mod layers {
         ("probe", 2),
         ("profile", 2),
         ("ramp", 2),
+        ("ramp_window", 2),
         ("script", 2),
         ("stepper", 2),
         ("view", 2),
@@ -139,6 +142,7 @@ mod layers {
         ("overlay", 3),
         ("palette", 3),
         ("panel", 3),
+        ("ramp_view", 3),
         ("scene", 3),
         ("window", 3),
     ];

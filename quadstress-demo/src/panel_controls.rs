@@ -50,6 +50,8 @@ pub enum Field {
     Step,
     /// Remove every particle.
     Clear,
+    /// Start or stop the ramp.
+    Ramp,
     /// The right-click query's shape.
     Query,
     /// Neighbours of the nearest query.
@@ -148,6 +150,7 @@ pub const CONTROLS: &[Control] = &[
     control(Field::Pause,      "pause",      "pause",         &[A::Pause],                         Kind::Toggle),
     control(Field::Step,       "step",       "single step",   &[A::Step],                          Kind::Button),
     control(Field::Clear,      "clear",      "clear",         &[A::Clear],                         Kind::Button),
+    control(Field::Ramp,       "ramp",       "ramp to 60 FPS", &[A::Ramp],                         Kind::Button),
     control(Field::Query,      "query",      "query",         &[A::CycleQuery],                    Kind::Choice(&["rectangle", "circle", "nearest"])),
     control(Field::Nearest,    "k",          "k nearest",     &[],                                 whole(1.0, MAX_NEAREST as f32, Step::Times(2.0))),
 ];

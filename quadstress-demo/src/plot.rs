@@ -41,7 +41,7 @@ mod chart {
     use plotters::prelude::*;
 
     use super::super::cli::PlotFormat;
-    use super::super::ramp::{bounds, count_label, ms_label, thousands, Point, Ramp};
+    use super::super::ramp::{bounds, count_label, ms_label, thousands, Ramp, Series};
 
     /// The text's font, shipped in `assets/fonts/` (MIT): plotters draws no text without one,
     /// and a font of our own needs no system font library.
@@ -88,9 +88,6 @@ mod chart {
             )),
         }
     }
-
-    /// Reads one series' value from a point.
-    type Series = fn(&Point) -> Option<f64>;
 
     fn chart<DB: DrawingBackend>(
         root: &DrawingArea<DB, Shift>,

@@ -25,6 +25,8 @@ pub const START_PARTICLES: usize = 1_000;
 pub const MIN_RATE: f64 = 2_000.0;
 /// Share of the count added per second: from 10,000 particles to a million in about 25 s.
 pub const GROWTH_PER_SECOND: f64 = 0.2;
+/// Frames the windowed ramp lets pass, adding nothing, before its first window: a second.
+pub const SETTLE_FRAMES: usize = WINDOW_FRAMES;
 /// The window's frames are held to 60 FPS by a sleep that overshoots by a fraction of a
 /// millisecond, and a display's vsync jitters: a frame interval counts as late only beyond
 /// the budget by this share. A step (headless) has no such slack.
@@ -34,8 +36,6 @@ pub const FRAME_SLACK: f64 = 0.05;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Measure {
     /// The interval from one frame to the next (the windowed ramp).
-    // The window's ramp lands next.
-    #[allow(dead_code)]
     Frame,
     /// The simulation's step (the headless ramp).
     Step,
@@ -61,6 +61,8 @@ pub enum Stop {
     Cap,
     /// `--frames` ran out first: the limit is above the count reached.
     Frames,
+    /// The user stopped it (`R` or the panel's button).
+    User,
 }
 
 impl Stop {
@@ -70,6 +72,7 @@ impl Stop {
             Stop::Budget => "budget",
             Stop::Cap => "cap",
             Stop::Frames => "frames",
+            Stop::User => "user",
         }
     }
 }
@@ -91,6 +94,9 @@ pub struct Point {
     /// The world's width in world units.
     pub world_width: f32,
 }
+
+/// Reads one series of the curve from a point: its step, draw, frame or brute-force time.
+pub type Series = fn(&Point) -> Option<f64>;
 
 /// One frame's (or step's) times, in milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -121,6 +127,9 @@ pub struct Ramp {
     points: Vec<Point>,
     max_particles: usize,
     stopped: Option<Stop>,
+    /// Frames still to pass before the first window: a window's first frames include its
+    /// start (and a button's press), which the count has no part in.
+    settling: usize,
 }
 
 impl Ramp {
@@ -138,6 +147,10 @@ impl Ramp {
             points: Vec::new(),
             max_particles: 0,
             stopped: None,
+            settling: match measure {
+                Measure::Frame => SETTLE_FRAMES,
+                Measure::Step => 0,
+            },
         }
     }
 
@@ -147,7 +160,6 @@ impl Ramp {
     }
 
     /// What the budget bounds.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub fn measure(&self) -> Measure {
         self.measure
     }
@@ -165,7 +177,7 @@ impl Ramp {
     /// [`GROWTH_PER_SECOND`] of the count or [`MIN_RATE`], whichever is more. Depends on the
     /// count and the frames so far alone, never on the clock.
     pub fn due(&mut self, count: usize) -> usize {
-        if self.stopped.is_some() {
+        if self.stopped.is_some() || self.settling > 0 {
             return 0;
         }
         let rate = (count as f64 * GROWTH_PER_SECOND).max(MIN_RATE);
@@ -186,6 +198,10 @@ impl Ramp {
         brute_force_ms: impl FnOnce(usize) -> Option<f64>,
     ) -> Option<Point> {
         if self.stopped.is_some() {
+            return None;
+        }
+        if self.settling > 0 {
+            self.settling -= 1;
             return None;
         }
         for (values, value) in [
@@ -310,6 +326,57 @@ impl Ramp {
     }
 }
 
+/// The window's ramp: the budget a new one gets, the one running or done, and whether its
+/// chart is on screen.
+#[derive(Debug)]
+pub struct RampRun {
+    /// `--budget-ms`.
+    pub budget_ms: f64,
+    /// The ramp running, or the last one, done.
+    pub ramp: Option<Ramp>,
+    /// Whether the chart shows.
+    pub shown: bool,
+    /// Particles at the ramp's last frame, for the chart's title.
+    pub count: usize,
+}
+
+impl RampRun {
+    /// No ramp yet; a new one gets `budget_ms`.
+    pub fn new(budget_ms: f64) -> Self {
+        RampRun {
+            budget_ms,
+            ramp: None,
+            shown: false,
+            count: 0,
+        }
+    }
+
+    /// Starts a ramp measuring frames, its chart shown.
+    pub fn start(&mut self) {
+        self.ramp = Some(Ramp::new(self.budget_ms, Measure::Frame));
+        self.shown = true;
+    }
+
+    /// The ramp's key and button: starts a ramp, stops a running one, or closes the chart
+    /// of one that is done. Returns what it did, for a message.
+    pub fn toggle(&mut self) -> &'static str {
+        match &mut self.ramp {
+            Some(r) if r.stopped().is_none() => {
+                r.stop(Stop::User);
+                "ramp stopped"
+            }
+            Some(_) if self.shown => {
+                self.shown = false;
+                "ramp chart closed"
+            }
+            _ => {
+                self.start();
+                "ramp: adding particles until frames miss the budget for a second"
+            }
+        }
+    }
+}
+
 /// Checks before any work that the `--csv` and `--plot` files come with `--ramp` and can be
 /// written, so that a long ramp does not end in a refused write. A page writes no files.
 pub fn check_outputs(csv: Option<&Path>, plot: Option<&Path>, ramp: bool) -> Result<(), String> {
@@ -356,8 +423,6 @@ pub fn regrow(sim: &Simulation, world: Rect, cap: usize) -> Result<Simulation, S
     Ok(grown)
 }
 
-// The files' chart reads these; in a page, only the window's chart will.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 /// The smallest and largest of `values`, if any is positive (a log axis shows no zero).
 pub fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     values
@@ -368,8 +433,6 @@ pub fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
         })
 }
 
-// The files' chart reads these; in a page, only the window's chart will.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 /// A count as the axis shows it: 1500, 25k, 1.2M.
 pub fn count_label(n: f64) -> String {
     if n >= 1e6 {
@@ -381,8 +444,6 @@ pub fn count_label(n: f64) -> String {
     }
 }
 
-// The files' chart reads these; in a page, only the window's chart will.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 /// Milliseconds as the axis shows them: 0.05, 2, 1500.
 pub fn ms_label(ms: f64) -> String {
     if ms >= 10.0 {
@@ -405,8 +466,6 @@ pub fn thousands(n: usize) -> String {
     s
 }
 
-// The files' chart reads these; in a page, only the window's chart will.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 /// Two significant decimals at most, no trailing zeros.
 fn trim(v: f64) -> String {
     let s = format!("{v:.2}");
@@ -427,7 +486,7 @@ mod tests {
 
     #[test]
     fn what_is_added_depends_on_the_count_alone() {
-        let mut a = Ramp::new(16.7, Measure::Frame);
+        let mut a = Ramp::new(16.7, Measure::Step);
         let mut b = Ramp::new(1.0, Measure::Step);
         let (mut na, mut nb) = (0, 0);
         for _ in 0..600 {
@@ -437,7 +496,7 @@ mod tests {
         assert_eq!(na, nb);
         // Ten seconds: at least the minimum rate, and growing by about a fifth a second.
         assert!(na as f64 >= 10.0 * MIN_RATE, "{na}");
-        let mut r = Ramp::new(16.7, Measure::Frame);
+        let mut r = Ramp::new(16.7, Measure::Step);
         let added: usize = (0..WINDOW_FRAMES).map(|_| r.due(100_000)).sum();
         // A fifth of the count a second, less a particle of rounding still owed.
         assert!((19_999..=20_000).contains(&added), "{added}");
@@ -446,6 +505,12 @@ mod tests {
     #[test]
     fn the_ramp_holds_while_the_median_meets_the_budget_and_stops_at_the_first_miss() {
         let mut r = Ramp::new(16.7, Measure::Frame);
+        // The first second settles: slow frames there count for nothing, nothing is added.
+        for _ in 0..SETTLE_FRAMES {
+            assert_eq!(r.due(1000), 0);
+            assert_eq!(r.record(frame(500.0), 1000, 3072.0, |_| None), None);
+        }
+        assert!(r.due(1000) > 0);
         let mut count = 1000;
         let mut points = Vec::new();
         // Windows at 10, 17 (inside the slack) and then 30 ms: two points hold.
@@ -534,6 +599,28 @@ mod tests {
         assert_eq!(places(&grown), places(&sim));
         assert!(grown.particles().iter().all(|p| p.vx == 0.0 && p.vy == 0.0));
         grown.tree().validate().unwrap();
+    }
+
+    impl RampRun {
+        fn running(&self) -> bool {
+            self.ramp.as_ref().is_some_and(|r| r.stopped().is_none())
+        }
+    }
+
+    #[test]
+    fn the_ramp_key_starts_stops_and_closes() {
+        let mut run = RampRun::new(16.7);
+        assert!(!run.running() && !run.shown);
+        assert!(run.toggle().starts_with("ramp: adding"));
+        assert!(run.running() && run.shown);
+        assert_eq!(run.ramp.as_ref().unwrap().measure(), Measure::Frame);
+        assert_eq!(run.toggle(), "ramp stopped");
+        assert_eq!(run.ramp.as_ref().unwrap().stopped(), Some(Stop::User));
+        assert!(!run.running() && run.shown, "the chart stays");
+        assert_eq!(run.toggle(), "ramp chart closed");
+        assert!(!run.shown);
+        assert!(run.toggle().starts_with("ramp: adding"), "and starts over");
+        assert!(run.running() && run.ramp.as_ref().unwrap().points().is_empty());
     }
 
     #[test]

@@ -10,12 +10,13 @@ use crate::canvas::{Canvas, Layout};
 use crate::cli::{Args, Switch};
 use crate::controls::{Pointer, BINDINGS};
 use crate::instanced::Instanced;
+use crate::ramp::Sample;
 use crate::scene::Painter;
 use crate::script::{FrameTimes, Script};
 use crate::settings::Renderer;
 use crate::stepper::Stepper;
 use crate::view::{Camera, View};
-use crate::{controls, draw, gl, panel, platform};
+use crate::{controls, draw, gl, panel, platform, ramp_window};
 
 /// The window: title, default size, resizable.
 pub fn window_conf() -> Conf {
@@ -56,6 +57,10 @@ pub fn run_window(args: Args) -> Result<(), String> {
     if let Some(scale) = args.zoom {
         let (x, y) = args.center.unwrap_or(app.sim().config().world.center());
         app.camera = Camera::at(scale, x, y);
+    }
+    app.ramp.budget_ms = args.budget_ms;
+    if args.ramp {
+        app.ramp.start();
     }
     match app.sim_mut().spawn_burst(args.spawn) {
         Ok(_) => {}
@@ -181,7 +186,9 @@ async fn run(mut app: App, args: Args) {
     let mut script = Script::new(&args);
     let mut panel_text = panel::PanelText::default();
     let mut last_frame_start = platform::now_seconds() - 1.0 / platform::MAX_FPS;
-    let (mut slept, mut present) = (0.0, 0.0);
+    let (mut slept, mut present, mut last_draw) = (0.0, 0.0, 0.0);
+    // The frame a scripted run ends at once its ramp stopped: half a second on, chart drawn.
+    let mut ramp_end: Option<u64> = None;
     loop {
         let frame_start = platform::now_seconds();
         // The time since the last frame began, pacing sleep included.
@@ -193,7 +200,20 @@ async fn run(mut app: App, args: Args) {
         let step_wait = platform::now_seconds() - frame_start;
         app.stepped(stepped);
         script.next_frame();
-        let last = script.is_last();
+        let sample = Sample {
+            step_ms: stepped.times.map(|t| t.step_ms),
+            draw_ms: Some((last_draw + present) * 1e3),
+            frame_ms: Some(real * 1e3),
+        };
+        if ramp_window::frame(&mut app, sample)
+            || (script.is_last() && ramp_window::stop_for_frames(&mut app))
+        {
+            ramp_window::report(&app, args.csv.as_deref(), args.plot.as_deref());
+            if script.scripted() {
+                ramp_end = Some(script.frame() + 30);
+            }
+        }
+        let last = script.is_last() || ramp_end.is_some_and(|end| script.frame() >= end);
 
         let view = view_of(&app);
         let pointer = controls::read_pointer();
@@ -224,6 +244,7 @@ async fn run(mut app: App, args: Args) {
         let show_start = platform::now_seconds();
         draw::show(&app, &view, &mut scratch);
         draw += platform::now_seconds() - show_start;
+        last_draw = draw;
         // The frame's drawing is its CPU part now and the last frame's hand-over to OpenGL.
         app.profile.draw.push((draw + present) * 1e3);
         app.profile.present.push(present * 1e3);

@@ -1202,3 +1202,95 @@ fn leaves_only_outlines_and_the_leaves_that_changed_show() {
     );
     assert_eq!(count_in(&off, FLASH, whole), 0);
 }
+
+/// The value of the `name: value unit` line `name`.
+fn value_of(stdout: &str, name: &str) -> Option<f64> {
+    let prefix = format!("{name}: ");
+    let line = stdout.lines().find(|l| l.starts_with(&prefix))?;
+    line[prefix.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// A windowed ramp adds particles until its frames miss the budget for a second (or the
+/// scripted run's frames run out), reports the largest count held with the curve's points,
+/// writes them, and draws the chart in the window.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn a_windowed_ramp_reports_and_draws_its_curve() {
+    let (csv, plot, shot) = (
+        temp_png("ramp.csv"),
+        temp_png("ramp-curve.png"),
+        temp_png("ramp-window.png"),
+    );
+    let stdout = run(&[
+        "--ramp",
+        "--frames",
+        "900",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ]);
+    let stopped_by = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("ramp.stopped_by: "))
+        .unwrap_or_else(|| panic!("no ramp report:\n{stdout}"));
+    assert!(["budget", "frames"].contains(&stopped_by), "{stdout}");
+    let max = value_of(&stdout, "ramp.max_particles").expect("ramp.max_particles");
+    let miss_above = value_of(&stdout, "ramp.miss_above").unwrap();
+    let points: Vec<(f64, f64, f64)> = (0..)
+        .map_while(|i| {
+            let n = value_of(&stdout, &format!("ramp.point.{i}.particles"))?;
+            let frame = value_of(&stdout, &format!("ramp.point.{i}.frame"))?;
+            let draw = value_of(&stdout, &format!("ramp.point.{i}.draw"))?;
+            Some((n, frame, draw))
+        })
+        .collect();
+    assert_eq!(value_of(&stdout, "ramp.points"), Some(points.len() as f64));
+    let held: Vec<_> = match stopped_by {
+        "budget" => {
+            let (last, held) = points.split_last().expect("a point missed");
+            assert!(last.1 > miss_above, "{stdout}");
+            held.to_vec()
+        }
+        _ => points.clone(),
+    };
+    assert!(held.iter().all(|p| p.1 <= miss_above), "{stdout}");
+    assert_eq!(max, held.last().map_or(0.0, |p| p.0), "{stdout}");
+    // The frames are paced to 60 FPS: none is shorter than about 1/60 s.
+    assert!(points.iter().all(|p| p.1 > 15.0 && p.2 > 0.0), "{stdout}");
+
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(rows.lines().count(), points.len() + 1, "{rows}");
+    for row in rows.lines().skip(1) {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert!(
+            cells[1..4].iter().all(|c| !c.is_empty()),
+            "step, draw, frame: {row}"
+        );
+    }
+    let curve = Png::read_any(&plot);
+    assert_eq!((curve.0, curve.1), (960, 600));
+
+    // The chart at the bottom left, its budget line dashed in red.
+    let img = Png::read(&shot);
+    let mut red = 0;
+    for y in img.height / 2..img.height {
+        for x in 0..img.width / 2 {
+            red += usize::from(img.is(x, y, [242, 64, 64]));
+        }
+    }
+    assert!(red > 100, "{red} pixels of the chart's budget line");
+}
+
+impl Png {
+    /// The width and height of any PNG (the plot is RGB).
+    fn read_any(path: &std::path::Path) -> (u32, u32) {
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+        let reader = decoder.read_info().unwrap();
+        let info = reader.info();
+        (info.width, info.height)
+    }
+}
