@@ -554,8 +554,8 @@ fn brute_force_is_refused_at_70000_particles() {
 /// drawn there is that light).
 fn hint_pixels(img: &Png) -> usize {
     // Below the blue quad (screen rows 300 to 450, columns 400 to 600) and the controls panel
-    // (to row 522).
-    (525..600)
+    // (to row 544).
+    (547..620)
         // Not the world's white border in the first and last columns.
         .flat_map(|y| (2..img.width - 2).map(move |x| (x, y)))
         .filter(|&(x, y)| img.at(x, y)[..3].iter().all(|&c| c > 180))
