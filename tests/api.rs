@@ -299,8 +299,9 @@ fn mutable_walks_change_exactly_their_payloads() {
     }
 }
 
-/// A clone answers every query as the original, keeps its handles, validates, and lives on
-/// its own: changing one changes nothing in the other.
+/// A clone answers every query as the original, accepts the original's handles, validates,
+/// and lives on its own: changing one changes nothing in the other. Its own queries hand out
+/// its own handles, for the same slots.
 #[test]
 fn a_clone_is_an_independent_snapshot() {
     for placement in PLACEMENTS {
@@ -314,11 +315,13 @@ fn a_clone_is_an_independent_snapshot() {
         let copy = tree.clone();
         copy.validate().unwrap();
         assert_eq!(copy.stats(), tree.stats());
-        let mut a: Vec<_> = tree.iter().map(|i| (i.id, i.rect, *i.value)).collect();
-        let mut b: Vec<_> = copy.iter().map(|i| (i.id, i.rect, *i.value)).collect();
-        a.sort_by_key(|e| e.0);
-        b.sort_by_key(|e| e.0);
-        assert_eq!(a, b);
+        let listed = |t: &Quadtree<u32>| {
+            let mut v: Vec<_> = t.iter().map(|i| (i.id.index(), i.rect, *i.value)).collect();
+            v.sort_by_key(|e| e.0);
+            v
+        };
+        assert_eq!(listed(&tree), listed(&copy));
+        let b: Vec<_> = tree.iter().map(|i| (i.id, i.rect, *i.value)).collect();
         let mut p = Vec::new();
         copy.query_pairs(&mut p);
         assert_eq!(p.len(), oracle::query_pairs(&live).len());
@@ -337,5 +340,60 @@ fn a_clone_is_an_independent_snapshot() {
         assert!(copy.is_empty());
         assert_eq!(tree.get(fresh), Some(&7777));
         assert_eq!(tree.len(), live.len() + 1);
+    }
+}
+
+/// A clone is another tree: the handles made before the copy name the same items in both,
+/// but a handle either tree makes afterwards (insert, bulk insert, query) never reaches an
+/// item of the other, even where both put their new items in the same slot with the same
+/// generation; a clone of a clone is another tree again.
+#[test]
+fn a_handle_made_after_a_clone_never_reaches_the_other_trees_item() {
+    for placement in PLACEMENTS {
+        let config = Config {
+            placement,
+            ..Config::default()
+        };
+        let mut a = Quadtree::with_config(WORLD, config).unwrap();
+        let kept = a.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 1).unwrap();
+        let gone = a.insert(Rect::new(3.0, 3.0, 4.0, 4.0), 2).unwrap();
+        a.remove(gone).unwrap();
+        let mut b = a.clone();
+        assert_eq!((a.get(kept), b.get(kept)), (Some(&1), Some(&1)));
+        // Both trees hand the freed slot out again, at the same generation.
+        let in_a = a.insert(Rect::new(5.0, 5.0, 6.0, 6.0), 10).unwrap();
+        let in_b = b.insert(Rect::new(7.0, 7.0, 8.0, 8.0), 20).unwrap();
+        assert_eq!(in_a.index(), in_b.index());
+        for (tree, foreign, own, value) in [(&mut b, in_a, in_b, 20), (&mut a, in_b, in_a, 10)] {
+            assert_eq!(tree.get(foreign), None, "{placement:?}");
+            assert_eq!(tree.get_mut(foreign), None);
+            assert_eq!(tree.rect(foreign), None);
+            assert!(!tree.contains(foreign));
+            assert!(tree.update(foreign, Rect::new(9.0, 9.0, 9.5, 9.5)).is_err());
+            assert_eq!(tree.remove(foreign), None);
+            assert_eq!(tree.get(own), Some(&value));
+            assert_eq!(tree.len(), 2);
+            tree.validate().unwrap();
+        }
+        // Bulk inserts and queries make handles of their own tree too.
+        let (mut bulk_a, mut bulk_b) = (Vec::new(), Vec::new());
+        let batch = [(Rect::new(20.0, 20.0, 21.0, 21.0), 30)];
+        a.insert_many(batch, &mut bulk_a).unwrap();
+        b.insert_many(batch, &mut bulk_b).unwrap();
+        assert_eq!(bulk_a[0].index(), bulk_b[0].index());
+        assert_eq!(b.get(bulk_a[0]), None);
+        let mut found = Vec::new();
+        b.query_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), &mut found)
+            .unwrap();
+        assert_eq!(found.len(), 3);
+        assert!(found.iter().all(|&id| a.get(id).is_none() || id == kept));
+        // A clone of the clone: b's later item is c's, a's item in that slot is not.
+        let c = b.clone();
+        assert_eq!(c.get(in_b), Some(&20));
+        assert_eq!(c.get(in_a), None);
+        assert_eq!(c.get(kept), Some(&1));
+        assert_eq!(c.get(bulk_a[0]), None);
+        assert_eq!(c.get(bulk_b[0]), Some(&30));
+        c.validate().unwrap();
     }
 }

@@ -742,13 +742,17 @@ pub(super) mod tests {
         assert!(caught.is_err());
         assert_eq!((tree.len(), &ids), (len, &kept));
         tree.validate().unwrap();
-        // The same batch, good now, gets the handles one-by-one inserts would get.
+        // The same batch, good now, gets the slots and generations one-by-one inserts would
+        // (in a clone, whose handles are its own).
         let mut one_by_one = tree.clone();
         tree.insert_many((0..400).map(|i| (rect_of(i), i as u32)), &mut ids)
             .unwrap();
         tree.validate().unwrap();
         for (i, &id) in ids[kept.len()..].iter().enumerate() {
-            assert_eq!(one_by_one.insert(rect_of(i), i as u32).unwrap(), id);
+            assert_eq!(
+                one_by_one.insert(rect_of(i), i as u32).unwrap().key(),
+                id.key()
+            );
             assert_eq!(tree.get(id), Some(&(i as u32)));
         }
     }

@@ -285,8 +285,11 @@ pub struct Quadtree<T> {
     nodes_per_level: [u32; MAX_DEPTH as usize + 1],
     deepest: u8,
     slots: Vec<Slot>,
-    /// Sets this tree's handles apart from every other tree's.
+    /// Sets this tree's handles apart from every other tree's: fresh for every clone.
     tree: TreeId,
+    /// The ids of the trees this one was cloned from, each from the one before (oldest
+    /// first): their handles reach the items they held when copied (see `Slot::born`).
+    ancestors: Vec<TreeId>,
     free_slot: u32,
     /// Slots whose generation ran out: never handed out again, so never room for an item.
     retired: usize,

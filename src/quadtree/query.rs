@@ -383,8 +383,11 @@ impl<T> Quadtree<T> {
         R: VisitResult,
     {
         let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
+        // By slot and generation: `id` may be the handle of the tree this one was cloned
+        // from, while the walk hands out this tree's.
+        let key = id.key();
         Ok(R::from_flow(self.walk_rect_hits(&rect, |e| {
-            if e.id == id {
+            if e.id.key() == key {
                 ControlFlow::Continue(())
             } else {
                 f(e).branch()

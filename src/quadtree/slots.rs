@@ -6,7 +6,16 @@
 //!
 //! Each tree takes the next value of a process-wide 64-bit count as its id, and every access
 //! compares the handle's tree id with the tree's: a handle from another tree is refused
-//! whatever its index and generation.
+//! whatever its index and generation. A clone takes a new id too, and keeps the ids of the
+//! trees it was copied from (its lineage, oldest first); each slot records the place in the
+//! lineage of the tree that began its item's life (`born`). A handle of an ancestor reaches
+//! an item only if that ancestor's place is at or after the item's: the ancestor held the
+//! item when it was copied, and its handle for that slot and generation names that item,
+//! since within one tree's history a slot never repeats a generation. Any other ancestor's
+//! handle names an item the ancestor made after the copy, which the clone does not hold.
+//! The common case, a tree's own handle, costs one comparison as before; the lineage is
+//! read only for handles of other trees, and a free slot already holds the tree's own
+//! place, so an insert writes nothing more.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,8 +63,12 @@ pub(super) const RETIRED: u32 = u32::MAX - 1;
 ///
 /// A handle from another tree is refused too, on every access: each tree has an id that no
 /// other tree of the process shares (a 64-bit count, see [`QuadtreeError::Full`]), and the
-/// handle carries it. Only a tree's clones share its id, so that a snapshot keeps its handles
-/// (see [`Quadtree`]'s `Clone`).
+/// handle carries it. A clone is another tree with an id of its own; it also accepts the
+/// handles of the tree it was copied from, but only for the items that tree held at the
+/// copy, so that a snapshot keeps its handles while the handles either tree makes
+/// afterwards reach only that tree's items (see [`Quadtree`]'s `Clone`). A handle from a
+/// query names the item in the tree that was queried: a clone's query hands out the clone's
+/// handles, which its original refuses.
 ///
 /// ```
 /// use quadstress::{Quadtree, Rect};
@@ -155,6 +168,10 @@ pub(super) struct Slot {
     pub(super) node: u32,
     /// Index in the node's list, or the next free slot when the slot is free.
     pub(super) pos: u32,
+    /// Which tree's handles reach the item: the tree that began its life (inserted it), as
+    /// its place in the tree's lineage (see [`Quadtree::accepts`]). A slot not in use holds
+    /// the tree's own place, which its next item inherits.
+    pub(super) born: u32,
 }
 
 /// Ends the life of an item's slot: the next generation makes old handles stale. A slot whose
@@ -224,6 +241,7 @@ impl<T> Quadtree<T> {
                 generation: 0,
                 node: NULL,
                 pos: NULL,
+                born: self.lineage(),
             },
         );
         self.free_slot = handout.free;
@@ -232,8 +250,30 @@ impl<T> Quadtree<T> {
     #[inline]
     pub(super) fn live_slot(&self, id: ItemId) -> Option<Slot> {
         let slot = *self.slots.get(id.index as usize)?;
-        (slot.generation == id.generation && id.tree == self.tree && slot.node < RETIRED)
-            .then_some(slot)
+        (slot.generation == id.generation
+            && slot.node < RETIRED
+            && (id.tree == self.tree || self.accepts(id.tree, slot.born)))
+        .then_some(slot)
+    }
+
+    /// This tree's place in its lineage: how many trees it was cloned from, one from the
+    /// other (0 for a tree made by [`new`](Quadtree::new) or a bulk constructor).
+    #[inline]
+    pub(super) fn lineage(&self) -> u32 {
+        self.ancestors.len() as u32
+    }
+
+    /// Whether a handle of the tree `tree`, an ancestor, reaches an item whose life began in
+    /// the tree at place `born` of the lineage: only if `tree` already held the item, as the
+    /// trees from `born` on did (an item in this tree was in each tree it was copied through).
+    /// A handle of an ancestor that was copied before the item began names another item, or
+    /// none. The lineage is short (one entry per copy of a copy), and this is reached only
+    /// by handles of other trees.
+    #[cold]
+    pub(super) fn accepts(&self, tree: TreeId, born: u32) -> bool {
+        self.ancestors
+            .get(born as usize..)
+            .is_some_and(|later| later.contains(&tree))
     }
 
     pub(super) fn alloc_slot(&mut self) -> Result<ItemId, QuadtreeError> {
@@ -254,6 +294,7 @@ impl<T> Quadtree<T> {
             generation: 0,
             node: NULL,
             pos: NULL,
+            born: self.lineage(),
         });
         Ok(ItemId {
             index: self.slots.len() as u32 - 1,
@@ -263,6 +304,8 @@ impl<T> Quadtree<T> {
     }
 
     pub(super) fn free_slot(&mut self, index: u32) {
+        // The slot's next item begins its life in this tree.
+        self.slots[index as usize].born = self.lineage();
         if end_generation(&mut self.slots[index as usize]) {
             self.slots[index as usize].pos = self.free_slot;
             self.free_slot = index;

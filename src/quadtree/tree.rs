@@ -65,6 +65,7 @@ impl<T> Quadtree<T> {
             deepest: 0,
             slots: Vec::new(),
             tree,
+            ancestors: Vec::new(),
             free_slot: NULL,
             retired: 0,
             len: 0,
@@ -364,7 +365,9 @@ impl<T> Quadtree<T> {
         // index order: handing slots out in the order items were stored would scatter the
         // next fill across the slot table and make refills markedly slower.
         let mut free = NULL;
+        let born = self.lineage();
         for (index, slot) in self.slots.iter_mut().enumerate().rev() {
+            slot.born = born;
             let reusable = match slot.node {
                 RETIRED => false,
                 NULL => true,

@@ -246,6 +246,19 @@ impl<T> Quadtree<T> {
             free_slots += 1;
             s = slot.pos;
         }
+        let lineage = self.lineage();
+        if let Some(s) = self.slots.iter().position(|s| {
+            if s.node < RETIRED {
+                s.born > lineage
+            } else {
+                s.node == NULL && s.born != lineage
+            }
+        }) {
+            return Err(InvariantError(format!(
+                "slot {s}: its item's tree is {} of a lineage of {lineage}",
+                self.slots[s].born
+            )));
+        }
         let used = self.slots.iter().filter(|s| s.node < RETIRED).count();
         let retired = self.slots.iter().filter(|s| s.node == RETIRED).count();
         ensure!(

@@ -71,6 +71,11 @@ impl<T> ItemList<T> {
         self.tree
     }
 
+    /// Hands out handles of the tree `tree` from now on: a clone's lists.
+    pub(in crate::quadtree) fn set_tree(&mut self, tree: TreeId) {
+        self.tree = tree;
+    }
+
     /// Makes this the list of an internal node whose vertical centre line is at `centre_x`:
     /// sorts the entries into their groups and computes the bands. Entries move: the caller
     /// sets their slots afterwards. The groups get their runs from
