@@ -383,7 +383,7 @@ fn a_handle_made_after_a_clone_never_reaches_the_other_trees_item() {
         assert_eq!(bulk_a[0].index(), bulk_b[0].index());
         assert_eq!(b.get(bulk_a[0]), None);
         let mut found = Vec::new();
-        b.query_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), &mut found)
+        b.query_in_rect(&Rect::new(0.0, 0.0, 100.0, 100.0), &mut found)
             .unwrap();
         assert_eq!(found.len(), 3);
         assert!(found.iter().all(|&id| a.get(id).is_none() || id == kept));
