@@ -80,8 +80,8 @@ pub struct SimConfig {
     pub seed: u64,
     /// How contacts are found.
     pub broadphase: Broadphase,
-    /// Passes over the contact list per step. More passes let a correction travel further
-    /// through a stack in one step, so piles sink less; each pass costs one sweep of the list.
+    /// Passes over the contact list per substep (a step has four). More passes settle
+    /// crowded contacts sooner; each pass costs one sweep of the list.
     pub solver_iterations: u32,
 }
 

@@ -1,23 +1,30 @@
-//! Particle physics on the quadtree: square particles that fall, bounce off the walls and
-//! collide with each other, found through the tree's moving-object updates and pair search.
+//! Particle physics on the quadtree: square particles that fall, stack, pack and come to
+//! rest, with the same bits on any number of threads.
 //!
 //! The simulation runs with or without a window: it never reads a clock. A step is one
-//! sequence of named phases ([`Phase::ALL`]): [`reorder`](Simulation::reorder_if_due) (now
-//! and then), [`integrate`](Simulation::integrate), [`update_tree`](Simulation::update_tree),
-//! [`find_pairs`](Simulation::find_pairs) and [`resolve`](Simulation::resolve).
-//! [`Simulation::step`] runs them; [`Simulation::step_timed`] runs the same sequence and times
-//! each phase with whatever clock the caller has (macroquad's in the demo,
-//! `std::time::Instant` in the headless mode).
+//! sequence of named phases ([`Phase::ALL`]): reorder (now and then), integrate (the first
+//! substep's motion), update the tree ([`Simulation::update_tree`]), find the pairs, and
+//! resolve (the contacts, in substeps, and sleep). [`Simulation::step`] runs them;
+//! [`Simulation::step_timed`] runs the same sequence and times each phase with whatever
+//! clock the caller has (macroquad's in the demo, `std::time::Instant` in the headless
+//! mode).
 //!
 //! A window drives the simulation in fixed steps of real time with [`FixedStep`]; the phases
 //! run on a pool of worker threads ([`Simulation::set_threads`]) and give the same bits on
 //! any number of them ([`Simulation::state_hash`] says so in one number).
 //!
-//! This file holds [`Simulation`], its state and the broad phase; the rest has a file each:
-//! `config` ([`SimConfig`], [`Broadphase`], [`SimError`] and the checks of a setting),
-//! `driver` ([`FixedStep`]), `spawn` (bursts and streams), `solver` (motion, walls,
-//! contacts), `layout` (the reordering), `parallel` (the worker threads), `metrics` (what a
+//! This file holds [`Simulation`] and its state; the rest has a file each: `config`
+//! ([`SimConfig`], [`Broadphase`], [`SimError`] and the checks of a setting), `driver`
+//! ([`FixedStep`]), `spawn` (bursts and streams), `broad` (the tree, the contacts and
+//! `touching`), `solver` (motion, walls, contacts, sleep; the design of the physics is in
+//! its documentation) with `solver::sort` (the order of the contacts), `layout` (the
+//! reordering), `parallel` (the worker threads and the stripe views), `metrics` (what a
 //! report measures), `pile` (the pile's height profile), `timing` (phase times).
+//!
+//! # Unsafe code
+//! None: the crate forbids it. The parallel passes write through `&mut` slices cut with
+//! `split_at_mut` (each stripe's particles are one range of indices, see the solver), and
+//! every index is checked.
 //!
 //! ```
 //! use quadstress_sim::{SimConfig, Simulation, STEP_SECONDS};
@@ -31,13 +38,16 @@
 //! assert!(sim.particles().iter().all(|p| w.contains_rect(&p.rect(sim.config().particle_size))));
 //! ```
 
-use std::sync::atomic::{AtomicU64, Ordering};
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::AtomicU64;
 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use quadstress::{Config, ItemId, PairWorkspace, Quadtree, Rect, UpdateWorkspace};
 
+mod broad;
 mod config;
 mod driver;
 mod layout;
@@ -49,6 +59,7 @@ mod solver;
 mod spawn;
 mod timing;
 
+pub use broad::MARGIN;
 pub use config::{Broadphase, Setting, SimConfig, SimError, MAX_PARTICLES};
 pub use driver::{FixedStep, DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS};
 pub use metrics::{overlap_of, pile_packing, Overlap};
@@ -56,6 +67,7 @@ pub use parallel::{default_threads, MAX_THREADS};
 #[doc(hidden)]
 pub use percentiles::Percentiles;
 pub use pile::{ColumnSteps, HeightProfile, MAX_PROFILE_COLUMNS, SUPPORT_GAP};
+pub use solver::{SLEEP_SPEED, SLEEP_STEPS, WAKE_SPEED};
 #[doc(hidden)]
 pub use timing::percentile;
 pub use timing::PhaseTimes;
@@ -91,17 +103,18 @@ impl Particle {
 /// The phases of a step, in the order [`Simulation::step`] runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
-    /// Every few dozen steps, the particles are put in stripe order (the solver's stripes,
-    /// each floor first) so that neighbours sit close in memory, and the tree is rebuilt in
-    /// that order ([`Simulation::reorder_if_due`]).
+    /// Every few dozen steps (sooner when many particles were spawned since), the particles
+    /// are put in stripe order (the solver's stripes, each floor first) so that neighbours
+    /// sit close in memory and each stripe is one range of indices, and the tree is rebuilt
+    /// in that order.
     Reorder,
-    /// Gravity, motion and the walls ([`Simulation::integrate`]).
+    /// Gravity, motion and the walls of the step's first substep.
     Integrate,
     /// The tree brought up to date with the particles ([`Simulation::update_tree`]).
     UpdateTree,
-    /// The contacts found ([`Simulation::find_pairs`]).
+    /// The contacts found: pairs of the particles' swept boxes.
     FindPairs,
-    /// The contacts resolved ([`Simulation::resolve`]).
+    /// The contacts resolved, in substeps, and the particles at rest put to sleep.
     Resolve,
 }
 
@@ -184,7 +197,6 @@ pub struct Simulation {
     order_keys: Vec<(u64, u32)>,
     reordered: Vec<Particle>,
     new_index: Vec<u32>,
-    row_sort: layout::RowSort,
     steps_since_reorder: u32,
     counts: StepCounts,
     workers: Workers,
@@ -230,7 +242,6 @@ impl Simulation {
             order_keys: Vec::new(),
             reordered: Vec::new(),
             new_index: Vec::new(),
-            row_sort: layout::RowSort::default(),
             steps_since_reorder: 0,
             counts: StepCounts::default(),
             workers: Workers::new(default_threads())?,
@@ -272,7 +283,7 @@ impl Simulation {
 
     /// The particles, by index. Every few dozen steps the simulation reorders them so that
     /// neighbours sit close in memory: an index names the same particle from the start of one
-    /// step's [`integrate`](Self::integrate) to the next, and the tree, [`contacts`](Self::contacts)
+    /// step's integration to the next, and the tree, [`contacts`](Self::contacts)
     /// and [`touching`](Self::touching) always use the current indices.
     pub fn particles(&self) -> &[Particle] {
         &self.particles
@@ -297,6 +308,12 @@ impl Simulation {
     /// Contacts found by the last broad phase, as particle index pairs `(a, b)` with `a < b`.
     pub fn contacts(&self) -> &[(u32, u32)] {
         &self.contacts
+    }
+
+    /// How many particles are asleep (see the solver's design notes in the crate's
+    /// documentation): they rest, with zero velocity, until something wakes them.
+    pub fn sleeping(&self) -> usize {
+        self.buffers.sleeping()
     }
 
     /// Counts from the last broad phase.
@@ -399,247 +416,5 @@ impl Simulation {
             last = now;
         }
         Ok(PhaseTimes::from_phases(ms, (last - start) * 1e3))
-    }
-
-    fn set_drift(&self, drift: f64) {
-        self.drift.store(drift.to_bits(), Ordering::Relaxed);
-    }
-
-    /// The most any particle has moved along an axis since the tree last saw it, in world
-    /// units: each particle's square is its square in the tree moved by at most this along x
-    /// and along y, so a query of the tree grown by it finds every particle that touches the
-    /// query where it is now (see [`touching`](Self::touching)). One scan of the particles
-    /// after each step, on the first call that needs it; 0 right after a tree update.
-    ///
-    /// ```
-    /// use quadstress_sim::{SimConfig, Simulation};
-    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
-    /// sim.spawn_burst(500).unwrap();
-    /// sim.step(1.0 / 60.0).unwrap();
-    /// let d = sim.drift();
-    /// assert!(d >= 0.0 && d.is_finite());
-    /// sim.update_tree();
-    /// assert_eq!(sim.drift(), 0.0);
-    /// ```
-    pub fn drift(&self) -> f64 {
-        let known = f64::from_bits(self.drift.load(Ordering::Relaxed));
-        if !known.is_nan() {
-            return known;
-        }
-        let mut drift = 0f32;
-        let mut widen = |moved: f32| drift = if moved > drift { moved } else { drift };
-        if self.seen.len() == self.particles.len() {
-            for (p, &[ax, ay]) in self.particles.iter().zip(&self.seen) {
-                widen((p.x - ax).abs());
-                widen((p.y - ay).abs());
-            }
-        } else {
-            // Every path that gives the tree a square records it in `seen`; should one miss,
-            // the tree's own rectangles still give the right answer.
-            debug_assert!(
-                false,
-                "seen: {} of {}",
-                self.seen.len(),
-                self.particles.len()
-            );
-            for (p, &id) in self.particles.iter().zip(&self.ids) {
-                let seen = self.tree.rect(id).expect("particle handles stay valid");
-                widen((p.x - seen.min_x).abs());
-                widen((p.y - seen.min_y).abs());
-            }
-        }
-        // The differences were rounded to f32: allow for that.
-        let drift = drift as f64 * (1.0 + 1e-6);
-        self.set_drift(drift);
-        drift
-    }
-
-    /// Phase 2: [`update_tree`](Self::update_tree) then [`find_pairs`](Self::find_pairs).
-    /// The contact list is the same set in every broad-phase mode.
-    pub fn find_contacts(&mut self) {
-        self.update_tree();
-        self.find_pairs();
-    }
-
-    /// Phase: brings the tree up to date with the particles' positions: one batch of moves
-    /// (incremental and brute-force modes; planned in parallel), or clear and bulk insert
-    /// (rebuild mode).
-    pub fn update_tree(&mut self) {
-        let s = self.config.particle_size;
-        match self.config.broadphase {
-            Broadphase::Rebuild => self.rebuild_tree(),
-            Broadphase::Incremental | Broadphase::BruteForce => {
-                // The batch on every thread count (its serial form on one): it leaves the
-                // tree's item lists in the same order whatever the threads, and the pair
-                // order follows them.
-                let (tree, ids, moves, particles) =
-                    (&mut self.tree, &self.ids, &mut self.moves, &self.particles);
-                let rect_of = |i: usize| particles[i].rect(s);
-                if self.workers.serial() {
-                    tree.update_many(ids, rect_of, moves)
-                } else {
-                    self.workers
-                        .run(|| tree.par_update_many(ids, rect_of, moves))
-                }
-                .expect("particle handles stay valid and positions finite");
-                self.note_seen();
-            }
-        }
-        self.set_drift(0.0);
-    }
-
-    /// Records every particle's position as the tree's rectangles now hold it (after a tree
-    /// update or rebuild), for [`drift`](Self::drift).
-    pub(crate) fn note_seen(&mut self) {
-        const CHUNK: usize = 16_384;
-        let particles = &self.particles;
-        // No allocation once the buffer has grown to the particle count.
-        self.seen.resize(particles.len(), [0.0; 2]);
-        self.workers
-            .for_each_chunk(&mut self.seen, CHUNK, |k, chunk| {
-                for (s, p) in chunk.iter_mut().zip(&particles[k * CHUNK..]) {
-                    *s = [p.x, p.y];
-                }
-            });
-    }
-
-    /// Phase: collects the contacts with the current broad phase, from the tree as the last
-    /// [`update_tree`](Self::update_tree) left it (the tree's parallel pair search), or from
-    /// the particles, in brute force.
-    pub fn find_pairs(&mut self) {
-        let s = self.config.particle_size;
-        let tests = match self.config.broadphase {
-            Broadphase::Incremental | Broadphase::Rebuild if self.workers.serial() => {
-                let contacts = &mut self.contacts;
-                contacts.clear();
-                let ((), counts) = self.tree.for_each_pair_counting(|a, b| {
-                    contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
-                });
-                counts.tests
-            }
-            Broadphase::Incremental | Broadphase::Rebuild => {
-                let (tree, pairs) = (&self.tree, &mut self.pair_buffers);
-                // The search appends: last step's pairs go first.
-                pairs.clear();
-                self.workers.run(|| {
-                    tree.par_pairs(pairs, |a, b| {
-                        Some((*a.value.min(b.value), *a.value.max(b.value)))
-                    })
-                });
-                // The chunks are copied into place on the workers too, over fixed ranges of
-                // the contact list, so that no part of the phase runs on one thread only.
-                let buffers = &self.pair_buffers;
-                self.contacts.resize(buffers.len(), (0, 0));
-                self.workers
-                    .for_each_chunk(&mut self.contacts, CONTACT_COPY_CHUNK, |k, out| {
-                        copy_pairs(buffers, k * CONTACT_COPY_CHUNK, out);
-                    });
-                self.pair_buffers.tests()
-            }
-            Broadphase::BruteForce => {
-                self.contacts.clear();
-                self.rects.clear();
-                self.rects.extend(self.particles.iter().map(|p| p.rect(s)));
-                every_pair(&self.rects, &mut self.contacts);
-                let n = self.rects.len() as u64;
-                n * n.saturating_sub(1) / 2
-            }
-        };
-        self.counts = StepCounts {
-            contacts: self.contacts.len(),
-            pairs_tested: tests,
-        };
-    }
-
-    /// Indices of the particles touching `rect` (closed) where they are now, found through the
-    /// tree, appended to `out`; returns how many. Between a step's tree update and its end
-    /// the particles move a little (contacts push them apart): the tree is asked about `rect`
-    /// grown by the most any particle moved since, and each answer is checked against the
-    /// particle's current square, so the answer is always that of
-    /// [`touching_brute_force`](Self::touching_brute_force). The first call after a step
-    /// measures that drift with one pass over the particles.
-    ///
-    /// # Errors
-    /// The tree's errors for a bad rectangle.
-    ///
-    /// ```
-    /// use quadstress::Rect;
-    /// use quadstress_sim::{SimConfig, Simulation};
-    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
-    /// sim.spawn_stream(100.0, 100.0, 1, 0.0, 0.0).unwrap();
-    /// let mut out = Vec::new();
-    /// assert_eq!(sim.touching(&Rect::new(108.0, 0.0, 200.0, 200.0), &mut out), Ok(1));
-    /// assert_eq!(out, vec![0]);
-    /// ```
-    pub fn touching(&self, rect: &Rect, out: &mut Vec<u32>) -> Result<usize, SimError> {
-        rect.check()?;
-        let before = out.len();
-        let d = self.drift();
-        let grown = rect.grown(d);
-        let s = self.config.particle_size;
-        let particles = &self.particles;
-        self.tree.for_each_in_rect(&grown, |item| {
-            let i = *item.value;
-            if particles[i as usize].rect(s).intersects(rect) {
-                out.push(i);
-            }
-        })?;
-        Ok(out.len() - before)
-    }
-
-    /// The same count as [`touching`](Self::touching), by scanning every particle: the
-    /// cross-check for the demo's report.
-    ///
-    /// ```
-    /// use quadstress::Rect;
-    /// use quadstress_sim::{SimConfig, Simulation};
-    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
-    /// sim.spawn_burst(500).unwrap();
-    /// let q = Rect::new(0.0, 0.0, 700.0, 700.0);
-    /// let mut out = Vec::new();
-    /// assert_eq!(sim.touching(&q, &mut out).unwrap(), sim.touching_brute_force(&q));
-    /// ```
-    pub fn touching_brute_force(&self, rect: &Rect) -> usize {
-        let s = self.config.particle_size;
-        self.particles
-            .iter()
-            .filter(|p| p.rect(s).intersects(rect))
-            .count()
-    }
-}
-
-/// Contacts per task when the pair search's chunks are copied into the contact list.
-const CONTACT_COPY_CHUNK: usize = 32_768;
-
-/// Copies the pairs of `buffers` from position `start` (in their order) into `out`, whole.
-fn copy_pairs(buffers: &PairWorkspace<(u32, u32)>, start: usize, out: &mut [(u32, u32)]) {
-    let mut skip = start;
-    let mut done = 0;
-    for chunk in buffers.chunks() {
-        if done == out.len() {
-            break;
-        }
-        if skip >= chunk.len() {
-            skip -= chunk.len();
-            continue;
-        }
-        let part = &chunk[skip..];
-        let n = part.len().min(out.len() - done);
-        out[done..done + n].copy_from_slice(&part[..n]);
-        done += n;
-        skip = 0;
-    }
-    debug_assert_eq!(done, out.len());
-}
-
-/// The brute-force broad phase: every pair of squares tested, `(i, j)` with `i < j` pushed
-/// for each pair that touches (closed rectangles), in order of `i` then `j`.
-fn every_pair(rects: &[Rect], contacts: &mut Vec<(u32, u32)>) {
-    for (i, a) in rects.iter().enumerate() {
-        for (j, b) in rects.iter().enumerate().skip(i + 1) {
-            if a.intersects(b) {
-                contacts.push((i as u32, j as u32));
-            }
-        }
     }
 }

@@ -6,12 +6,13 @@
 //! only what it owns; sums are taken in partition order. A step therefore gives the same bits
 //! on any number of threads. On wasm32 there are no threads: the same tasks run one after the
 //! other on the caller's thread.
-// The stripe solver writes particles from several threads: `SharedSlice` below.
-#![allow(unsafe_code)]
+//!
+//! Tasks that write get their own parts of the data as plain `&mut` slices, cut with
+//! `split_at_mut` ([`Parts`], [`Workers::for_each_part`]): the compiler, not a comment,
+//! checks that no two tasks write the same element.
 
 use super::config::Setting;
 use super::SimError;
-use std::marker::PhantomData;
 
 /// The most worker threads a simulation accepts.
 pub const MAX_THREADS: usize = 256;
@@ -88,16 +89,6 @@ impl Workers {
         f()
     }
 
-    /// Runs `task(i)` for every `i` in `0..n`; the tasks must not depend on each other.
-    pub(super) fn for_each(&self, n: usize, task: impl Fn(usize) + Sync + Send) {
-        use rayon::prelude::*;
-        if n == 1 || self.serial() {
-            (0..n).for_each(task);
-            return;
-        }
-        self.run(|| (0..n).into_par_iter().for_each(&task));
-    }
-
     /// Runs `task(k, chunk)` on the consecutive chunks of `chunk_len` items of `data` (the
     /// last may be shorter); `k` numbers the chunks.
     pub(super) fn for_each_chunk<T: Send>(
@@ -120,70 +111,148 @@ impl Workers {
                 .for_each(|(k, c)| task(k, c))
         });
     }
+
+    /// Runs `task(k, part)` on parts `0..parts` of `data`, cut where `data` says
+    /// ([`Parts::split_at_part`]). The parts are handed out by halving the part range, so the
+    /// depth of the calls is the logarithm of `parts`, whatever the data.
+    pub(super) fn for_each_part<D: Parts>(
+        &self,
+        data: D,
+        parts: usize,
+        task: impl Fn(usize, D) + Sync + Send,
+    ) {
+        if parts == 0 {
+            return;
+        }
+        if parts == 1 || self.serial() {
+            let mut rest = data;
+            for k in 0..parts - 1 {
+                let (part, tail) = rest.split_at_part(k + 1);
+                task(k, part);
+                rest = tail;
+            }
+            task(parts - 1, rest);
+            return;
+        }
+        let task = &task;
+        self.run(|| halves(data, 0, parts, task));
+    }
 }
 
-/// A slice that tasks running at the same time write through, each at indices no other task
-/// touches during that parallel loop. The simulation's stripe solver guarantees this: a
-/// contact belongs to the stripe of its left particle, and its other particle lies in the same
-/// stripe or the next, so the even stripes (then the odd ones) write disjoint particles.
-pub(super) struct SharedSlice<'a, T> {
-    ptr: *mut T,
-    len: usize,
-    _borrow: PhantomData<&'a mut [T]>,
+/// Parts `lo..hi` of `data` (whose first part is `lo`), the two halves side by side.
+fn halves<D: Parts>(data: D, lo: usize, hi: usize, task: &(impl Fn(usize, D) + Sync)) {
+    if hi - lo == 1 {
+        task(lo, data);
+        return;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (left, right) = data.split_at_part(mid);
+    rayon::join(
+        || halves(left, lo, mid, task),
+        || halves(right, mid, hi, task),
+    );
 }
 
-// SAFETY: a `SharedSlice` is a `&mut [T]` whose users promise disjoint indices (see `get`);
-// sending it, or sharing it, between threads is then as safe as sending disjoint `&mut T`.
-unsafe impl<T: Send> Send for SharedSlice<'_, T> {}
-unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
+/// Data that splits into numbered parts: `split_at_part(k)` cuts it where part `k` starts,
+/// into parts before `k` and parts from `k`.
+pub(super) trait Parts: Sized + Send {
+    fn split_at_part(self, k: usize) -> (Self, Self);
+}
 
-impl<'a, T> SharedSlice<'a, T> {
-    pub(super) fn new(slice: &'a mut [T]) -> Self {
-        SharedSlice {
-            ptr: slice.as_mut_ptr(),
-            len: slice.len(),
-            _borrow: PhantomData,
+/// A slice cut into parts at `bound(k)`, the index in the whole slice where part `k` starts
+/// (never decreasing in `k`; clamped to the slice).
+pub(super) struct Cut<'a, T, B> {
+    data: &'a mut [T],
+    /// Where `data` starts in the whole slice.
+    offset: usize,
+    bound: B,
+}
+
+impl<'a, T, B: Fn(usize) -> usize> Cut<'a, T, B> {
+    pub(super) fn new(data: &'a mut [T], bound: B) -> Self {
+        Cut {
+            data,
+            offset: 0,
+            bound,
         }
     }
 
-    /// The element at `i`.
-    ///
-    /// # Safety
-    /// While the returned reference lives, no other task may read or write index `i`.
-    #[allow(clippy::mut_from_ref)]
-    #[inline]
-    pub(super) unsafe fn get(&self, i: usize) -> &mut T {
-        assert!(i < self.len, "index {i} out of {}", self.len);
-        // SAFETY: in bounds (checked above); exclusive by the caller's promise.
-        unsafe { &mut *self.ptr.add(i) }
+    /// The part: its elements, and where it starts in the whole slice.
+    pub(super) fn get(self) -> (&'a mut [T], usize) {
+        (self.data, self.offset)
     }
+}
 
-    /// The element at `i`, unchecked: for the solver's passes over the contacts, whose
-    /// indices were checked once when the contacts were sorted.
-    ///
-    /// # Safety
-    /// `i` is in bounds, and while the returned reference lives, no other task may read or
-    /// write index `i`.
-    #[allow(clippy::mut_from_ref)]
-    #[inline(always)]
-    pub(super) unsafe fn get_unchecked(&self, i: usize) -> &mut T {
-        debug_assert!(i < self.len, "index {i} out of {}", self.len);
-        // SAFETY: in bounds and exclusive by the caller's promise.
-        unsafe { &mut *self.ptr.add(i) }
+impl<T: Send, B: Fn(usize) -> usize + Copy + Send> Parts for Cut<'_, T, B> {
+    fn split_at_part(self, k: usize) -> (Self, Self) {
+        let end = self.offset + self.data.len();
+        let at = (self.bound)(k).clamp(self.offset, end) - self.offset;
+        let (left, right) = self.data.split_at_mut(at);
+        (
+            Cut {
+                data: left,
+                offset: self.offset,
+                bound: self.bound,
+            },
+            Cut {
+                data: right,
+                offset: self.offset + at,
+                bound: self.bound,
+            },
+        )
     }
+}
 
-    /// The elements in `range`.
-    ///
-    /// # Safety
-    /// While the returned slice lives, no other task may read or write an index in `range`.
-    #[allow(clippy::mut_from_ref)]
-    pub(super) unsafe fn range(&self, range: std::ops::Range<usize>) -> &mut [T] {
-        assert!(
-            range.start <= range.end && range.end <= self.len,
-            "range {range:?} out of {}",
-            self.len
-        );
-        // SAFETY: in bounds (checked above); exclusive by the caller's promise.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
+impl<A: Parts, B: Parts> Parts for (A, B) {
+    fn split_at_part(self, k: usize) -> (Self, Self) {
+        let (a0, a1) = self.0.split_at_part(k);
+        let (b0, b1) = self.1.split_at_part(k);
+        ((a0, b0), (a1, b1))
+    }
+}
+
+impl<A: Parts, B: Parts, C: Parts> Parts for (A, B, C) {
+    fn split_at_part(self, k: usize) -> (Self, Self) {
+        let (a0, a1) = self.0.split_at_part(k);
+        let ((b0, c0), (b1, c1)) = (self.1, self.2).split_at_part(k);
+        ((a0, b0, c0), (a1, b1, c1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Every part is handed out once, with the elements between its bounds, on any thread
+    /// count.
+    #[test]
+    fn parts_are_cut_at_their_bounds() {
+        for threads in [1, 2, 3, 8] {
+            let workers = Workers::new(threads).unwrap();
+            for parts in 0..20usize {
+                let mut data: Vec<usize> = (0..100).collect();
+                let mut other: Vec<usize> = (0..50).collect();
+                let bound = move |k: usize| (k * k * 3).min(100);
+                let half = move |k: usize| k * 5;
+                let seen = Mutex::new(Vec::new());
+                workers.for_each_part(
+                    (Cut::new(&mut data, bound), Cut::new(&mut other, half)),
+                    parts,
+                    |k, (a, b)| {
+                        let ((a, start), (b, b_start)) = (a.get(), b.get());
+                        let want_end = if k + 1 == parts { 100 } else { bound(k + 1) };
+                        assert_eq!(start, if k == 0 { 0 } else { bound(k) });
+                        assert_eq!(start + a.len(), want_end);
+                        assert!(a.iter().enumerate().all(|(i, &v)| v == start + i));
+                        assert!(b.iter().enumerate().all(|(i, &v)| v == b_start + i));
+                        seen.lock().unwrap().push(k);
+                    },
+                );
+                let mut seen = seen.into_inner().unwrap();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..parts).collect::<Vec<_>>());
+            }
+        }
     }
 }

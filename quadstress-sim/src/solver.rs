@@ -1,77 +1,144 @@
-//! The physics of a step outside the broad phase: motion and walls (`integrate`), and the
-//! contact solver (`resolve`): impulses and positional corrections in Gauss-Seidel passes,
-//! then the shock pass that carries each stack's support up from the floor.
+//! The physics of a step outside the broad phase: motion and walls (`integrate`) and the
+//! contact solver (`resolve`), in substeps. `sort` puts the contacts in the order the solver
+//! walks them.
+//!
+//! # The step
+//! A step of `dt` is [`SUBSTEPS`] substeps of `h = dt / SUBSTEPS`, on one contact list found
+//! at the start of the step (position-based dynamics with small steps, as in Müller et al.'s
+//! "Detailed rigid body simulation with extended position based dynamics" and Box2D v3's
+//! soft step). Each substep moves every awake particle (`v += g h`, `x += v h`, the walls
+//! reflect it), then walks the contacts once (`solver_iterations` times), pushing each
+//! overlapping pair apart along the contact normal, and then takes as the new velocity the
+//! motion the pushes made (`v += Δx / h`): a particle pushed out of a support stops, one
+//! pushed sideways off a corner moves sideways. Only the part of a push that undoes this
+//! substep's approach changes a velocity; the rest (overlap that was already there, as in a
+//! fresh burst) moves the particle without giving it speed, so overlapping spawns separate
+//! instead of exploding. After the last substep, restitution gives each contact that closed
+//! faster than gravity gives in two steps `e` times its closing speed back, once.
+//!
+//! The contact list comes from the tree holding each particle's square swept over the step
+//! and grown by a small margin (see `broad`): a particle that falls several sides in a step
+//! already has its contact with the row it will hit, and the solver takes the axis along
+//! which the pair was apart before the substep's motion as the contact's axis, on the side
+//! it came from, so it lands on the row instead of crossing it.
+//!
+//! # The contact model: squares that sit like grains
+//! Particles are axis-aligned squares that do not rotate. Between two of them the normal is
+//! the axis of least overlap (or the axis they came from), with one exception under gravity:
+//! when a square rests on another, the normal tilts away from the lower square's centre, by
+//! an angle whose tangent is twice the offset between their centres in sides (capped at 2),
+//! as the normal between two discs tilts. A square centred on its support (within the
+//! friction angle: 0.15 side) stands on it; one further off slides away, as down a slope,
+//! until it rests on two squares (the pushes of both supports then cancel, as for a brick
+//! over a joint), against a neighbour, or on the floor. Locked squares with axis-aligned
+//! normals would instead stand in any offset stack: one-wide towers, chains leaning half a
+//! side per level and vertical crevasses that never close, which real grains (that roll and
+//! tip) do not leave. With the tilt, towers and chains topple, a pile packs like bricks and
+//! its surface stays within a few sides of level. Every contact's depth stays that of the
+//! squares (rounded boxes would slide similarly at their corners, but let the drawn squares
+//! overlap there).
+//!
+//! Friction is Coulomb's, at the position level: the sliding of a pair across its normal
+//! during a substep is undone up to `friction` times the push along the normal (0.3 under
+//! gravity, none without, so an elastic gas keeps its energy).
+//!
+//! # Stacks, walls and the order of the contacts
+//! Each stripe's contacts are walked floor first. A particle resting on the floor or on a
+//! particle so supported (in this substep or the last) is supported; in a contact between a
+//! supported particle and one on top of it, the supported one does not move: the whole push
+//! goes to the upper one (shock propagation, Guendelman et al.), so a correction travels up
+//! a whole stack in one pass and tall piles do not sink. A falling clump has no support and
+//! is solved as equals. The walls take part in the solve: a particle against a wall cannot be
+//! pushed into it, so the other one takes the whole push; a pair that can part along neither
+//! side of its axis (a column from the floor to the ceiling) parts along the other axis.
+//!
+//! # Sleeping
+//! Under gravity, a particle slower than [`SLEEP_SPEED`] sides a second for [`SLEEP_STEPS`]
+//! steps in a row falls asleep: its velocity is zero, it does not move, and contacts treat it
+//! as fixed, like the floor. An awake particle that pushes into it or moves past it faster
+//! than [`WAKE_SPEED`] wakes it. A settled pile is then at rest (zero kinetic energy), and a
+//! stream poured on it wakes what it hits.
 //!
 //! # Stripes: every core, one answer
 //! The world is cut into vertical stripes at least sixteen particles wide; their number
-//! follows from the world and the particle size alone, never from the thread count. Each
-//! contact belongs to the stripe of its left particle (by the stripes the particles were in
-//! when the step's contacts were sorted), and its other particle then lies in the same stripe
-//! or the next. All even stripes are solved at once, then all odd ones: no particle is written
-//! by two threads at the same time, and each stripe goes through its contacts in one fixed
-//! order (rows from the floor up). A contact whose particles are further apart (only
-//! possible through rounding at a stripe edge) waits for a short serial pass after the
-//! stripes. The result is the same, bit for bit, on any number of threads, as in the stripe
-//! solvers of Verlet demos and Box2D v3's coloured graph.
-// The stripes write particles and contacts from several threads through `SharedSlice`; each
-// use says why no two tasks touch the same element.
-#![allow(unsafe_code)]
+//! follows from the world and the particle size alone, never from the thread count. The
+//! reordering (see `layout`) puts each stripe's particles in one range of indices. A contact
+//! belongs to the stripe of its lower-indexed particle when its other particle lies in the
+//! same stripe or the next; other contacts (particles spawned since the reordering, or ones
+//! that wandered more than a stripe) go to a serial bucket. Stripes `4j` and `4j + 2` are
+//! solved by one task, which owns the particles of stripes `4j..4j + 4` as one slice; all
+//! such tasks run at once, then those of stripes `4j + 1` and `4j + 3`, then the serial
+//! bucket on one thread. The slices are cut with `split_at_mut`, so no two tasks can write
+//! the same particle, and each stripe goes through its contacts in one fixed order: the
+//! result is the same, bit for bit, on any number of threads, as in Box2D v3's coloured
+//! graph.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use super::parallel::{SharedSlice, Workers};
+use super::parallel::Cut;
 use super::{Particle, SimError, Simulation};
+
+mod sort;
 
 /// Particles per task of the per-particle loops: a fixed partition, whatever the thread count.
 pub(super) const CHUNK: usize = 4096;
-/// Contacts per task when contacts are sorted into stripes.
-const CONTACT_CHUNK: usize = 4096;
 /// The narrowest stripe, in particle sides.
 const MIN_STRIPE_SIDES: f32 = 16.0;
 /// The most stripes a world is cut into.
 const MAX_STRIPES: usize = 256;
+/// Substeps per step.
+pub(super) const SUBSTEPS: u32 = 4;
+/// Under gravity, a particle slower than this (in sides a second) for [`SLEEP_STEPS`] steps
+/// falls asleep.
+pub const SLEEP_SPEED: f32 = 0.5;
+/// Steps in a row a particle must be slow to fall asleep (half a second at 60 steps a second).
+pub const SLEEP_STEPS: u32 = 30;
+/// An awake particle faster than this (sides a second) wakes the sleeping ones it touches.
+pub const WAKE_SPEED: f32 = 1.0;
+/// How steeply the normal of a square resting on another tilts: the tangent of the tilt per
+/// side of offset between their centres, and its cap.
+const TILT: f32 = 2.0;
+const TILT_MAX: f32 = 2.0;
+/// Coulomb friction of contacts and walls under gravity.
+const FRICTION: f32 = 0.3;
 
-/// A contact as the solver keeps it: the row of its lower particle (counted from the floor,
-/// half a particle high) and its axis, then its particles `a < b`. Sorting by this puts a
-/// stripe's contacts floor first, in one order whatever the broad phase's order was.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+/// A contact as the solver keeps it: its particles `a < b`, and the row of its lower particle
+/// while it is sorted.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct Contact {
-    /// The row in the low 31 bits (0 once sorted by the one-pass sort: the passes after a
-    /// sort read only the axis); the top bit set for a contact along y.
-    row_axis: u32,
     a: u32,
     b: u32,
+    /// The row while sorting (0 once sorted); then [`TOUCHED`], [`ALONG_Y`] and [`B_LOW`].
+    key: u32,
+    /// The closing speed along the normal when the pair first touched in this step.
+    closing: f32,
 }
 
-const VERTICAL: u32 = 1 << 31;
+/// The contact touched in this step: `closing` holds its closing speed then.
+const TOUCHED: u32 = 1;
+/// Its normal is along y (else x)...
+const ALONG_Y: u32 = 2;
+/// ...and points from `a` to `b` in the negative direction (b is left of or above a).
+const B_LOW: u32 = 4;
 
-impl Contact {
-    fn row(&self) -> u32 {
-        self.row_axis & !VERTICAL
-    }
-
-    fn vertical(&self) -> bool {
-        self.row_axis & VERTICAL != 0
-    }
+/// A particle's state in the solver, beside the particle.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Body {
+    /// Where the particle was after this substep's motion, before its contacts (moved along
+    /// with pushes that must not give it speed).
+    mid: [f32; 2],
+    /// Steps in a row it has been slow; asleep from [`SLEEP_STEPS`] on.
+    still: u32,
+    /// The substep on which it was last found supported.
+    support: u32,
 }
 
-/// The axis of a contact between `a` and `b`, decided once per step: the axis along which the
-/// squares were apart before this step's motion, when only one was;
-/// otherwise the axis of least overlap. A square that falls fast onto a row then lands on it, instead of being
-/// pushed sideways into the row by a deep overlap along y.
-///
-/// Under gravity, two squares that sink into each other by more than a quarter of a side along
-/// x as well are put one on top of the other: an overfull row in a pile then lets a particle
-/// pop up instead of staying jammed, squeezed between its neighbours, forever.
-fn is_vertical(a: &Particle, b: &Particle, size: f32, dt: f32, gravity: bool) -> bool {
-    let (dx, dy) = (b.x - a.x, b.y - a.y);
-    let (was_dx, was_dy) = (dx - (b.vx - a.vx) * dt, dy - (b.vy - a.vy) * dt);
-    let (apart_x, apart_y) = (was_dx.abs() >= size, was_dy.abs() >= size);
-    if apart_x != apart_y {
-        return apart_y;
+/// `still` of a sleeping particle that wakes at the end of the step.
+const WOKEN: u32 = u32::MAX;
+
+impl Body {
+    #[inline(always)]
+    fn asleep(&self) -> bool {
+        self.still >= SLEEP_STEPS
     }
-    let (ox, oy) = (size - dx.abs(), size - dy.abs());
-    oy <= ox || gravity && ox >= 0.25 * size
 }
 
 /// How the world is cut into stripes.
@@ -102,91 +169,376 @@ impl StripeGrid {
         }
     }
 
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
     /// The stripe of a particle whose left edge is `x`: never decreasing in `x`, below 256.
     #[inline(always)]
     pub(super) fn of(&self, x: f32) -> u32 {
-        // Clamped as a float (NaN, which never happens here, gives 0), so that the
-        // conversion needs no checks of its own.
-        let at = clamp_to((x - self.left) * self.per_unit, self.last);
-        // SAFETY: `at` is a number in `[0, MAX_STRIPES)`.
-        unsafe { at.to_int_unchecked::<i32>() as u32 }
+        // `as` saturates (and takes NaN, which never happens here, to 0).
+        ((x - self.left) * self.per_unit).min(self.last) as u32
     }
 }
 
-/// `x` clamped to `[0, hi]`, NaN to 0: one `maxss` and one `minss` (`f32::max` and `f32::min`
-/// treat NaN apart, at a few instructions more each).
-#[inline(always)]
-fn clamp_to(x: f32, hi: f32) -> f32 {
-    let x = if x > 0.0 { x } else { 0.0 };
-    if x < hi {
-        x
-    } else {
-        hi
-    }
-}
-
-/// The reusable buffers of the stripe solver.
+/// The reusable buffers of the stripe solver, and each particle's [`Body`].
 #[derive(Debug, Default)]
 pub(super) struct SolverBuffers {
-    /// Per chunk of contacts, a count (then the next position) per bucket: each stripe, then
-    /// the serial pass (per bucket and row, in the one-pass sort).
-    counts: Vec<u32>,
-    /// Each particle's row and stripe, `row << 8 | stripe`: what a contact's key needs of
-    /// its particles' positions (the one-pass sort).
-    particle_keys: Vec<u32>,
-    /// Each contact's bucket and row as one number, with its axis in the top bit, in the
-    /// broad phase's order (the one-pass sort).
-    key: Vec<u32>,
-    /// Each contact's bucket, in the broad phase's order.
-    bucket: Vec<u16>,
-    /// The contacts with their rows in the broad phase's order, then scratch of the row sort.
-    unsorted: Vec<Contact>,
-    /// The contacts by bucket, each bucket's floor first.
+    bodies: Vec<Body>,
+    /// Scratch of `renumber`.
+    renumbered: Vec<Body>,
+    /// Where each stripe's particles start, by index, and (last) where the particles outside
+    /// every stripe start: fixed by the last reordering.
+    stripe_starts: Vec<u32>,
+    /// The sort's buffers.
+    sort: sort::SortBuffers,
+    /// The contacts by bucket (each stripe, then the serial bucket), each floor first.
     sorted: Vec<Contact>,
-    /// Each bucket's contacts along y, in the same order, from where the bucket starts in
-    /// `sorted`: all the shock pass reads.
-    vertical: Vec<Contact>,
-    /// How many contacts along y each bucket has.
-    verticals: Vec<u32>,
-    /// Each contact chunk's lowest and highest row.
-    row_range: Vec<(u32, u32)>,
     /// Where each bucket's contacts start in `sorted` (and, last, the contact count).
     starts: Vec<u32>,
-    /// Per bucket, a count (then the next position) per row.
-    row_counts: Vec<u32>,
-    /// The step on which each particle was last found resting on the floor or on a resting
-    /// particle (wrapping step numbers).
-    rest_step: Vec<u32>,
-    /// Scratch of `renumber`.
-    renumbered: Vec<u32>,
-    step: u32,
+    /// Substeps solved so far (wrapping): stamps the supports.
+    substep: u32,
 }
 
 impl SolverBuffers {
     /// Forgets every particle's state (the buffers stay).
     pub(super) fn clear(&mut self) {
-        self.rest_step.clear();
+        self.bodies.clear();
+        self.stripe_starts.clear();
+    }
+
+    /// How many particles (from index 0) lie in stripes.
+    pub(super) fn in_stripes(&self) -> usize {
+        self.stripe_starts.last().map_or(0, |&s| s as usize)
+    }
+
+    /// Sets the stripes: stripe `k` starts at index `start(k)`, and `start(count)` is where
+    /// the particles outside every stripe start.
+    pub(super) fn set_stripes(&mut self, count: usize, start: impl Fn(usize) -> usize) {
+        self.stripe_starts.clear();
+        self.stripe_starts
+            .extend((0..=count).map(|k| if k == 0 { 0 } else { start(k) as u32 }));
     }
 
     /// Follows a reordering: `new_index[old]` is each particle's new index.
     pub(super) fn renumber(&mut self, new_index: &[u32]) {
-        if self.rest_step.len() != new_index.len() {
-            self.rest_step.clear();
+        if self.bodies.len() != new_index.len() {
+            self.bodies.clear();
             return;
         }
         self.renumbered.clear();
-        self.renumbered.resize(new_index.len(), 0);
+        self.renumbered.resize(new_index.len(), Body::default());
         for (old, &new) in new_index.iter().enumerate() {
-            self.renumbered[new as usize] = self.rest_step[old];
+            self.renumbered[new as usize] = self.bodies[old];
         }
-        std::mem::swap(&mut self.rest_step, &mut self.renumbered);
+        std::mem::swap(&mut self.bodies, &mut self.renumbered);
+    }
+
+    /// How many particles are asleep.
+    pub(super) fn sleeping(&self) -> usize {
+        self.bodies.iter().filter(|b| b.asleep()).count()
     }
 }
 
+/// What the passes need to know.
+#[derive(Clone, Copy)]
+struct Params {
+    size: f32,
+    /// The substep, in seconds.
+    h: f32,
+    /// What gravity adds to a velocity in a substep (0 without gravity).
+    gh: f32,
+    gravity: bool,
+    restitution: f32,
+    /// Closing speeds below this bounce with no restitution: resting contacts stay at rest.
+    rest_speed: f32,
+    limit: f32,
+    friction: f32,
+    /// The walls: least and largest left edge, least and largest top edge.
+    left: f32,
+    right: f32,
+    top: f32,
+    floor: f32,
+    /// Overlap left to the next substep, so that resting contacts keep touching.
+    slop: f32,
+    /// A gap up to this still counts as resting on a support.
+    touch: f32,
+    wake_speed: f32,
+    sleep_speed: f32,
+    substep: u32,
+}
+
+impl Params {
+    #[inline(always)]
+    fn clamp_to_walls(&self, p: &mut Particle) {
+        p.x = p.x.clamp(self.left, self.right);
+        p.y = p.y.clamp(self.top, self.floor);
+    }
+}
+
+impl Simulation {
+    /// Closing speeds below which contacts and walls do not bounce: what gravity adds in two
+    /// steps of `dt`.
+    fn rest_speed(&self, dt: f32) -> f32 {
+        if self.gravity_pulls() {
+            (2.0 * self.config.gravity * dt).abs().min(self.speed_limit)
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether gravity pulls particles towards the floor (sleep, support and tilt need one).
+    pub(super) fn gravity_pulls(&self) -> bool {
+        self.config.gravity_on && self.config.gravity > 0.0
+    }
+
+    fn params(&self, dt: f32) -> Params {
+        let s = self.config.particle_size;
+        let h = dt / SUBSTEPS as f32;
+        let gravity = self.gravity_pulls();
+        let limit = self.speed_limit;
+        Params {
+            size: s,
+            h,
+            gh: if self.config.gravity_on {
+                (self.config.gravity * h).clamp(-limit, limit)
+            } else {
+                0.0
+            },
+            gravity,
+            restitution: self.config.restitution,
+            rest_speed: self.rest_speed(dt),
+            limit,
+            friction: if gravity { FRICTION } else { 0.0 },
+            left: self.config.world.min_x,
+            right: self.wall_x,
+            top: self.config.world.min_y,
+            floor: self.wall_y,
+            slop: 0.001 * s,
+            touch: 0.02 * s,
+            wake_speed: WAKE_SPEED * s,
+            sleep_speed: SLEEP_SPEED * s,
+            substep: self.buffers.substep,
+        }
+    }
+
+    /// Runs `task` on every particle with its body, in fixed chunks.
+    fn each_particle(&mut self, task: impl Fn(&mut Particle, &mut Body) + Sync + Send) {
+        let n = self.particles.len();
+        self.buffers.bodies.resize(n, Body::default());
+        let bound = |k: usize| k * CHUNK;
+        self.workers.for_each_part(
+            (
+                Cut::new(&mut self.particles, bound),
+                Cut::new(&mut self.buffers.bodies, bound),
+            ),
+            n.div_ceil(CHUNK),
+            |_, (p, b)| {
+                for (p, b) in p.get().0.iter_mut().zip(b.get().0) {
+                    task(p, b);
+                }
+            },
+        );
+    }
+
+    /// Phase: the first substep's motion (gravity, motion, the walls) for every awake
+    /// particle; the contacts are found after it (see the module documentation).
+    ///
+    /// # Errors
+    /// [`SimError::BadTimeStep`] for a negative or non-finite `dt`; nothing moves then.
+    pub(crate) fn integrate(&mut self, dt: f32) -> Result<(), SimError> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(SimError::BadTimeStep(dt));
+        }
+        self.last_dt = dt;
+        let p = self.params(dt);
+        self.each_particle(move |q, b| move_particle(&p, q, b));
+        self.set_drift(f64::NAN);
+        Ok(())
+    }
+
+    /// Phase: resolves the contacts (see the module documentation): the first substep's
+    /// contacts, the other substeps whole, restitution and sleep.
+    pub(crate) fn resolve(&mut self) {
+        let dt = self.last_dt;
+        self.sort_contacts();
+        for sub in 0..SUBSTEPS {
+            self.buffers.substep = self.buffers.substep.wrapping_add(1);
+            let p = self.params(dt);
+            if sub > 0 {
+                self.each_particle(move |q, b| {
+                    take_velocity(&p, q, b);
+                    move_particle(&p, q, b);
+                });
+            }
+            for _ in 0..self.config.solver_iterations {
+                self.each_contact(move |c, pa, ba, pb, bb| solve_contact(&p, c, pa, ba, pb, bb));
+            }
+        }
+        let p = self.params(dt);
+        self.each_particle(move |q, b| take_velocity(&p, q, b));
+        if p.gravity && p.restitution > 0.0 {
+            self.each_contact(move |c, pa, ba, pb, bb| restitute(&p, c, pa, ba, pb, bb));
+        }
+        if p.gravity {
+            self.each_particle(move |q, b| settle(&p, q, b));
+        } else {
+            // Without gravity nothing sleeps: an elastic gas keeps moving.
+            self.each_particle(|_, b| b.still = 0);
+        }
+        self.set_drift(f64::NAN);
+    }
+
+    /// Runs `solve` on every sorted contact with its particles and bodies, stripe by stripe
+    /// (see the module documentation).
+    fn each_contact(
+        &mut self,
+        solve: impl Fn(&mut Contact, &mut Particle, &mut Body, &mut Particle, &mut Body)
+            + Sync
+            + Send
+            + Copy,
+    ) {
+        let count = self.stripes.count();
+        let buf = &mut self.buffers;
+        let n = self.particles.len();
+        buf.bodies.resize(n, Body::default());
+        let (starts, pstarts) = (&buf.starts[..], &buf.stripe_starts[..]);
+        if pstarts.len() == count + 1 {
+            for parity in 0..2 {
+                // Part j holds stripes first(j)..first(j) + 4 and solves stripes first(j) and
+                // first(j) + 2; part 0 also holds the stripes before, which it leaves alone.
+                let first = move |j: usize| 4 * j + parity;
+                let parts = count.saturating_sub(parity).div_ceil(4);
+                let contact_bound = move |j: usize| {
+                    if j == 0 {
+                        0
+                    } else {
+                        starts[first(j).min(count)] as usize
+                    }
+                };
+                let particle_bound = move |j: usize| {
+                    if j == 0 {
+                        0
+                    } else {
+                        pstarts[first(j).min(count)] as usize
+                    }
+                };
+                self.workers.for_each_part(
+                    (
+                        Cut::new(&mut buf.sorted, contact_bound),
+                        Cut::new(&mut self.particles, particle_bound),
+                        Cut::new(&mut buf.bodies, particle_bound),
+                    ),
+                    parts,
+                    move |j, (c, p, b)| {
+                        let (c, c0) = c.get();
+                        let (p, p0) = p.get();
+                        let (b, _) = b.get();
+                        let k = first(j);
+                        let range = |k: usize| {
+                            if k < count {
+                                starts[k] as usize - c0..starts[k + 1] as usize - c0
+                            } else {
+                                0..0
+                            }
+                        };
+                        let (r1, r2) = (range(k), range(k + 2));
+                        // The two stripes share no particle: their contacts are solved in
+                        // turn, so that the processor works on two independent chains of
+                        // loads and stores at once, in the same order within each stripe.
+                        let (head, tail) = c.split_at_mut(r2.start.max(r1.end));
+                        let list = &mut head[r1];
+                        let list2 = &mut tail[..r2.len()];
+                        let both = list.len().min(list2.len());
+                        let (l1, rest1) = list.split_at_mut(both);
+                        let (l2, rest2) = list2.split_at_mut(both);
+                        for (c1, c2) in l1.iter_mut().zip(l2.iter_mut()) {
+                            on_pair(p, b, p0, c1, solve);
+                            on_pair(p, b, p0, c2, solve);
+                        }
+                        for c in rest1.iter_mut().chain(rest2) {
+                            on_pair(p, b, p0, c, solve);
+                        }
+                    },
+                );
+            }
+        }
+        // The serial bucket (every contact, when there are no stripes yet), on this thread.
+        let serial = if pstarts.len() == count + 1 {
+            starts[count] as usize..starts[count + 1] as usize
+        } else {
+            0..buf.sorted.len()
+        };
+        for c in &mut buf.sorted[serial] {
+            on_pair(&mut self.particles, &mut buf.bodies, 0, c, solve);
+        }
+    }
+}
+
+/// Runs `solve` on contact `c` with its particles, from slices that start at index `offset`.
+#[inline(always)]
+fn on_pair(
+    particles: &mut [Particle],
+    bodies: &mut [Body],
+    offset: usize,
+    c: &mut Contact,
+    solve: impl Fn(&mut Contact, &mut Particle, &mut Body, &mut Particle, &mut Body),
+) {
+    let (i, j) = (c.a as usize - offset, c.b as usize - offset);
+    let (pa, pb) = two(particles, i, j);
+    let (ba, bb) = two(bodies, i, j);
+    solve(c, pa, ba, pb, bb);
+}
+
+/// Elements `i < j` of `slice`, both mutable.
+#[inline(always)]
+fn two<T>(slice: &mut [T], i: usize, j: usize) -> (&mut T, &mut T) {
+    let (lo, hi) = slice.split_at_mut(j);
+    (&mut lo[i], &mut hi[0])
+}
+
+/// A substep's motion of one particle: gravity, motion and the walls. A sleeping particle
+/// stays.
+#[inline(always)]
+fn move_particle(p: &Params, q: &mut Particle, b: &mut Body) {
+    if b.asleep() {
+        b.mid = [q.x, q.y];
+        return;
+    }
+    q.vy += p.gh;
+    q.vx = q.vx.clamp(-p.limit, p.limit);
+    q.vy = q.vy.clamp(-p.limit, p.limit);
+    q.x += q.vx * p.h;
+    q.y += q.vy * p.h;
+    let (vx, vy) = (q.vx, q.vy);
+    bounce(&mut q.x, &mut q.vx, p.left, p.right, p);
+    bounce(&mut q.y, &mut q.vy, p.top, p.floor, p);
+    // Coulomb friction with the wall that stopped the particle: up to `friction` times the
+    // speed the wall took away, off the speed along it.
+    if p.friction > 0.0 {
+        let (dvx, dvy) = ((q.vx - vx).abs(), (q.vy - vy).abs());
+        q.vx -= clamp(q.vx, p.friction * dvy);
+        q.vy -= clamp(q.vy, p.friction * dvx);
+    }
+    b.mid = [q.x, q.y];
+}
+
+/// The velocity the contacts' pushes gave a particle in the last substep (see
+/// `solve_contact`).
+#[inline(always)]
+fn take_velocity(p: &Params, q: &mut Particle, b: &mut Body) {
+    if p.h > 0.0 && !b.asleep() {
+        q.vx = (q.vx + (q.x - b.mid[0]) / p.h).clamp(-p.limit, p.limit);
+        q.vy = (q.vy + (q.y - b.mid[1]) / p.h).clamp(-p.limit, p.limit);
+    }
+    b.mid = [q.x, q.y];
+}
+
 /// Keeps one coordinate in `[lo, hi]`, reflecting a velocity that points out of the range,
-/// damped by `e` (and stopped if it is slower than `rest_speed`, so a particle resting on
-/// the floor does not hop under gravity).
-fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, e: f32, rest_speed: f32) {
+/// damped by restitution (and stopped if it is slower than the rest speed, so a particle
+/// resting on the floor does not hop under gravity).
+#[inline(always)]
+fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, p: &Params) {
     let out = if *pos < lo {
         *pos = lo;
         vel.abs()
@@ -196,739 +548,416 @@ fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, e: f32, rest_speed: f3
     } else {
         return;
     };
-    *vel = if out.abs() <= rest_speed {
+    *vel = if out.abs() <= p.rest_speed {
         0.0
     } else {
-        out * e
+        out * p.restitution
     };
 }
 
-/// What the passes over the contacts need to know.
-#[derive(Clone, Copy)]
-struct Params {
-    size: f32,
-    restitution: f32,
-    /// Closing speeds below this bounce with no restitution: resting contacts stay at rest.
-    rest_speed: f32,
-    slop: f32,
-    floor_y: f32,
-    /// The top wall (the least `y`).
-    top_y: f32,
-    /// Coulomb friction coefficient of contacts.
-    friction: f32,
-    step: u32,
-}
-
-impl Simulation {
-    /// Closing speeds below which contacts and walls do not bounce: what gravity adds in two
-    /// steps of `dt`.
-    fn rest_speed(&self, dt: f32) -> f32 {
-        if self.config.gravity_on {
-            (2.0 * self.config.gravity * dt).abs().min(self.speed_limit)
-        } else {
-            0.0
-        }
-    }
-
-    /// Phase: gravity, motion, and the walls.
-    ///
-    /// # Errors
-    /// [`SimError::BadTimeStep`] for a negative or non-finite `dt`; nothing moves then.
-    pub fn integrate(&mut self, dt: f32) -> Result<(), SimError> {
-        if !(dt.is_finite() && dt >= 0.0) {
-            return Err(SimError::BadTimeStep(dt));
-        }
-        // A speed limit keeps velocities finite whatever `dt` and gravity are; it is far
-        // above anything gravity reaches inside the world within a second.
-        let limit = self.speed_limit;
-        let g = if self.config.gravity_on {
-            (self.config.gravity * dt).clamp(-limit, limit)
-        } else {
-            0.0
-        };
-        self.last_dt = dt;
-        let rest_speed = self.rest_speed(dt);
-        let w = self.config.world;
-        let e = self.config.restitution;
-        let (wall_x, wall_y) = (self.wall_x, self.wall_y);
-        self.workers
-            .for_each_chunk(&mut self.particles, CHUNK, |_, chunk| {
-                for p in chunk {
-                    p.vy += g;
-                    p.vx = p.vx.clamp(-limit, limit);
-                    p.vy = p.vy.clamp(-limit, limit);
-                    p.x += p.vx * dt;
-                    p.y += p.vy * dt;
-                    bounce(&mut p.x, &mut p.vx, w.min_x, wall_x, e, rest_speed);
-                    bounce(&mut p.y, &mut p.vy, w.min_y, wall_y, e, rest_speed);
-                }
-            });
-        self.set_drift(f64::NAN);
-        Ok(())
-    }
-
-    /// Puts every particle back inside the walls, reflecting its velocity if it was moving out.
-    fn keep_inside(&mut self) {
-        let w = self.config.world;
-        let e = self.config.restitution;
-        let rest_speed = self.rest_speed(self.last_dt);
-        let (wall_x, wall_y) = (self.wall_x, self.wall_y);
-        self.workers
-            .for_each_chunk(&mut self.particles, CHUNK, |_, chunk| {
-                for p in chunk {
-                    bounce(&mut p.x, &mut p.vx, w.min_x, wall_x, e, rest_speed);
-                    bounce(&mut p.y, &mut p.vy, w.min_y, wall_y, e, rest_speed);
-                }
-            });
-    }
-
-    /// Phase: resolves the contacts. The contacts are sorted into stripes, floor first; then
-    /// `solver_iterations` Gauss-Seidel passes, each an impulse along the contact normal (the
-    /// axis of least overlap) if the pair is closing and a positional correction that pushes
-    /// the squares apart; the walls; the shock pass (under gravity), which lifts each particle
-    /// resting on the floor or on a resting particle clear of it, so a correction travels up
-    /// a whole stack in one step and piles hold their height; the walls again.
-    pub fn resolve(&mut self) {
-        self.sort_contacts();
-        let params = Params {
-            size: self.config.particle_size,
-            restitution: self.config.restitution,
-            rest_speed: self.rest_speed(self.last_dt),
-            slop: 0.001 * self.config.particle_size,
-            floor_y: self.wall_y,
-            top_y: self.config.world.min_y,
-            // Under gravity, sand-like friction lets piles come to rest (a stream still
-            // spreads); without it, contacts stay frictionless so elastic ones keep energy.
-            friction: if self.config.gravity_on { 0.3 } else { 0.0 },
-            step: self.buffers.step,
-        };
-        for _ in 0..self.config.solver_iterations {
-            let buf = &mut self.buffers;
-            let particles = SharedSlice::new(&mut self.particles);
-            let (sorted, starts) = (&buf.sorted, &buf.starts);
-            // Each pass also lists each bucket's contacts along y, in order, for the shock
-            // pass (the same list every time).
-            let vertical = SharedSlice::new(&mut buf.vertical);
-            let verticals = SharedSlice::new(&mut buf.verticals);
-            // `move`: the closure owns a copy of `params`, which the loop keeps in registers
-            // (a reference could alias the particles' stores, as far as the compiler knows).
-            // One bucket's contacts, its list of those along y, and that list's length.
-            let bucket_of = |bucket: usize| {
-                let range = starts[bucket] as usize..starts[bucket + 1] as usize;
-                // SAFETY: buckets are disjoint ranges of the contacts; one task each.
-                let (vertical, count) =
-                    unsafe { (vertical.range(range.clone()), verticals.get(bucket)) };
-                (&sorted[range], vertical, count)
-            };
-            let solve = move |c: &Contact, vertical: &mut [Contact], found: &mut usize| {
-                // SAFETY: see `pair_of`; `sort_contacts` checked every index.
-                let (pa, pb) = unsafe { pair_of(&particles, c) };
-                solve_contact(&params, c.vertical(), pa, pb);
-                // SAFETY: `found` counts some of the contacts before this one, so it is
-                // below the list's length, which `vertical` has.
-                unsafe { *vertical.get_unchecked_mut(*found) = *c };
-                *found += usize::from(c.vertical());
-            };
-            by_stripe_pairs(&self.workers, self.stripes.count, move |first, second| {
-                let (list, vertical, count) = bucket_of(first);
-                let mut found = 0;
-                let Some(second) = second else {
-                    for c in list {
-                        solve(c, vertical, &mut found);
-                    }
-                    *count = found as u32;
-                    return;
-                };
-                // Two stripes two apart share no particle: their contacts are solved in
-                // turn, so that the processor works on two independent chains of loads and
-                // stores at once (each contact waits on the last one's writes), in the same
-                // order within each stripe.
-                let (list2, vertical2, count2) = bucket_of(second);
-                let mut found2 = 0;
-                let both = list.len().min(list2.len());
-                for (c, c2) in list[..both].iter().zip(&list2[..both]) {
-                    solve(c, vertical, &mut found);
-                    solve(c2, vertical2, &mut found2);
-                }
-                for c in &list[both..] {
-                    solve(c, vertical, &mut found);
-                }
-                for c in &list2[both..] {
-                    solve(c, vertical2, &mut found2);
-                }
-                *count = found as u32;
-                *count2 = found2 as u32;
-            });
-        }
-        self.keep_inside();
-        if self.config.gravity_on && self.config.gravity > 0.0 {
-            self.buffers.step = self.buffers.step.wrapping_add(1);
-            let params = Params {
-                step: self.buffers.step,
-                ..params
-            };
-            let buf = &mut self.buffers;
-            let rest = SharedSlice::new(&mut buf.rest_step);
-            let particles = SharedSlice::new(&mut self.particles);
-            let (vertical, starts, verticals) = (&buf.vertical, &buf.starts, &buf.verticals);
-            let lifted_out = AtomicBool::new(false);
-            let lifted = &lifted_out;
-            let list_of = |bucket: usize| {
-                let from = starts[bucket] as usize;
-                &vertical[from..from + verticals[bucket] as usize]
-            };
-            let shock = move |c: &Contact| {
-                // SAFETY: as for the particles; `rest_step` has one entry per particle.
-                let (pa, pb) = unsafe { pair_of(&particles, c) };
-                let (ra, rb) = unsafe { pair_of(&rest, c) };
-                shock_contact(&params, pa, pb, ra, rb)
-            };
-            by_stripe_pairs(&self.workers, self.stripes.count, move |first, second| {
-                let list = list_of(first);
-                let list2 = second.map_or(&[][..], list_of);
-                let mut out = false;
-                // In turn, as in the solve passes.
-                let both = list.len().min(list2.len());
-                for (c, c2) in list[..both].iter().zip(&list2[..both]) {
-                    out |= shock(c);
-                    out |= shock(c2);
-                }
-                for c in list[both..].iter().chain(&list2[both..]) {
-                    out |= shock(c);
-                }
-                if out {
-                    lifted.store(true, Ordering::Relaxed);
-                }
-            });
-            // The shock pass moves particles only up, and the walls held every particle
-            // before it: only one lifted through the top wall can be outside now.
-            if lifted_out.into_inner() {
-                self.keep_inside();
-            }
-        }
-        self.set_drift(f64::NAN);
-    }
-
-    /// Sorts the contacts of the last broad phase into stripes (see the module documentation),
-    /// each stripe's floor first; within a row, in the broad phase's order. The order does
-    /// not depend on the thread count. Where the world's rows times its stripes are few next
-    /// to the contacts, one stable counting sort by stripe and row does it; elsewhere (a tall
-    /// world) the contacts go by stripe first, then each stripe by row, so that nothing is
-    /// sized by the world.
-    fn sort_contacts(&mut self) {
-        let keys = Keys {
-            floor: self.config.world.max_y,
-            size: self.config.particle_size,
-            dt: self.last_dt,
-            gravity: self.config.gravity_on && self.config.gravity > 0.0,
-            grid: self.stripes,
-        };
-        let n = self.particles.len();
-        self.buffers
-            .rest_step
-            .resize(n, self.buffers.step.wrapping_sub(REST_STEPS + 1));
-        // One bucket per stripe, and one for the serial pass.
-        let width = self.stripes.count + 1;
-        let m = self.contacts.len();
-        // Every particle lies inside the world, so its row is at most the top's.
-        let rows = keys.row(self.config.world.min_y) as usize + 1;
-        let cells = rows.saturating_mul(width);
-        // The one-pass sort keeps a row in 24 bits and a cell with an axis in 32.
-        if rows < 1 << 24 && cells < 1 << 31 && cells <= 4 * m + 65_536 {
-            self.sort_contacts_in_one_pass(&keys, rows);
-        } else {
-            self.sort_contacts_by_stripe_then_row(&keys);
-        }
-    }
-
-    /// `sort_contacts` as one stable counting sort by bucket and row, for worlds whose rows
-    /// times buckets are few next to the contacts: the order is the same as
-    /// [`sort_contacts_by_stripe_then_row`](Self::sort_contacts_by_stripe_then_row) gives.
-    /// Each particle's row and stripe are found once, in a pass over the particles; then one
-    /// pass over the contacts finds each contact's key and counts the keys, and a second puts
-    /// the contacts in place. The contacts are counted in a few consecutive groups, each
-    /// counting for itself, so that the groups run in parallel; a stable counting sort has
-    /// one answer, whatever the groups.
-    fn sort_contacts_in_one_pass(&mut self, keys: &Keys, rows: usize) {
-        let width = self.stripes.count + 1;
-        let cells = rows * width;
-        let buf = &mut self.buffers;
-        let workers = &self.workers;
-        let particles = &self.particles;
-        let contacts = &self.contacts;
-        let (n, m) = (particles.len(), contacts.len());
-        let last_row = (rows - 1) as u32;
-        buf.particle_keys.resize(n, 0);
-        // `move`: a copy of `keys` in registers, as in `resolve`.
-        let keys = *keys;
-        workers.for_each_chunk(&mut buf.particle_keys, CHUNK, move |k, chunk| {
-            let from = &particles[k * CHUNK..k * CHUNK + chunk.len()];
-            for (key, p) in chunk.iter_mut().zip(from) {
-                *key = keys.row(p.y).min(last_row) << 8 | keys.grid.of(p.x);
-            }
-        });
-        // Groups of contacts, as many as the threads (each at least 65,536 contacts) while
-        // their counts stay few next to the contacts.
-        let groups = (m / 65_536)
-            .min((4 * m + 65_536) / cells)
-            .clamp(1, workers.threads());
-        let per_group = m.div_ceil(groups).max(1);
-        let items = |g: usize| (g * per_group).min(m)..((g + 1) * per_group).min(m);
-        buf.sorted.resize(m, Contact::default());
-        buf.vertical.resize(m, Contact::default());
-        buf.key.resize(m, 0);
-        buf.counts.clear();
-        buf.counts.resize(groups * cells, 0);
-        {
-            let key = SharedSlice::new(&mut buf.key);
-            let particle_keys = &buf.particle_keys;
-            workers.for_each_chunk(&mut buf.counts, cells, move |g, counts| {
-                // SAFETY: task g alone touches group g's contacts.
-                let out_key = unsafe { key.range(items(g)) };
-                let chunk = &contacts[items(g)];
-                for (k, &(a, b)) in out_key.iter_mut().zip(chunk) {
-                    // Indexing checks `a` and `b` (the passes after this one rely on it);
-                    // the particles have as many entries as their keys.
-                    let (ka, kb) = (particle_keys[a as usize], particle_keys[b as usize]);
-                    // SAFETY: `a` and `b` are below `n`, checked just above.
-                    let (pa, pb) = unsafe {
-                        (
-                            particles.get_unchecked(a as usize),
-                            particles.get_unchecked(b as usize),
-                        )
-                    };
-                    // The row of the lower particle: rows never grow downwards.
-                    let row = (ka >> 8).min(kb >> 8);
-                    let bucket = keys.bucket(ka & 0xff, kb & 0xff);
-                    let axis = if is_vertical(pa, pb, keys.size, keys.dt, keys.gravity) {
-                        VERTICAL
-                    } else {
-                        0
-                    };
-                    let at = bucket * rows + row as usize;
-                    *k = at as u32 | axis;
-                    debug_assert!(at < cells);
-                    // SAFETY: the bucket is at most the stripe count and the row at most
-                    // `last_row`, so `at` is below `cells`, the length of `counts`.
-                    unsafe { *counts.get_unchecked_mut(at) += 1 };
-                }
-            });
-        }
-        // Cells in order, each group's share in group order: stable.
-        buf.starts.clear();
-        let starts = &mut buf.starts;
-        let end = counts_to_offsets(&mut buf.counts, cells, groups, |cell, at| {
-            if cell % rows == 0 {
-                starts.push(at);
-            }
-        });
-        buf.starts.push(end);
-        buf.verticals.resize(width, 0);
-        let key = &buf.key;
-        let sorted = SharedSlice::new(&mut buf.sorted);
-        workers.for_each_chunk(&mut buf.counts, cells, |g, next| {
-            for (&k, &(a, b)) in key[items(g)].iter().zip(&contacts[items(g)]) {
-                // The solver reads the axis of a sorted contact, not its row.
-                let c = Contact {
-                    row_axis: k & VERTICAL,
-                    a,
-                    b,
-                };
-                let k = k & !VERTICAL;
-                debug_assert!((k as usize) < cells);
-                // SAFETY: every key is below `cells` (see above); the counts hand out each
-                // position below `m` once.
-                unsafe {
-                    let at = next.get_unchecked_mut(k as usize);
-                    *sorted.get_unchecked(*at as usize) = c;
-                    *at += 1;
-                }
-            }
-        });
-    }
-
-    /// `sort_contacts` for any world. One pass over fixed chunks of contacts finds each
-    /// contact's row, axis and stripe (from its particles' positions) and counts the stripes;
-    /// a second puts the contacts in stripe order; then each stripe, in its own task, sorts
-    /// its contacts by row (a counting sort, stable). Where the rows span far more than there
-    /// are contacts, each stripe is sorted by comparison instead.
-    fn sort_contacts_by_stripe_then_row(&mut self, keys: &Keys) {
-        let keys = *keys;
-        // One bucket per stripe, and one for the serial pass.
-        let width = self.stripes.count + 1;
-        let buf = &mut self.buffers;
-        let workers = &self.workers;
-        let particles = &self.particles;
-        let contacts = &self.contacts;
-        let m = contacts.len();
-        let chunks = m.div_ceil(CONTACT_CHUNK).max(1);
-        let items = |k: usize| (k * CONTACT_CHUNK).min(m)..((k + 1) * CONTACT_CHUNK).min(m);
-        buf.unsorted.resize(m, Contact::default());
-        buf.sorted.resize(m, Contact::default());
-        buf.vertical.resize(m, Contact::default());
-        buf.bucket.resize(m, 0);
-        buf.row_range.clear();
-        buf.row_range.resize(chunks, (u32::MAX, 0));
-        buf.counts.clear();
-        buf.counts.resize(chunks * width, 0);
-        // Each contact with its row and bucket, each chunk's count per bucket, and each
-        // chunk's lowest and highest row.
-        {
-            let unsorted = SharedSlice::new(&mut buf.unsorted);
-            let bucket = SharedSlice::new(&mut buf.bucket);
-            let ranges = SharedSlice::new(&mut buf.row_range);
-            // `move`: a copy of `keys` in registers, as in `resolve`.
-            workers.for_each_chunk(&mut buf.counts, width, move |k, counts| {
-                // SAFETY: task k alone touches chunk k's contacts and entry k of the ranges.
-                let (out, out_bucket, range) = unsafe {
-                    (
-                        unsorted.range(items(k)),
-                        bucket.range(items(k)),
-                        ranges.get(k),
-                    )
-                };
-                let (mut lo, mut hi) = (u32::MAX, 0);
-                let chunk = &contacts[items(k)];
-                for ((c, bk), &(a, b)) in out.iter_mut().zip(out_bucket).zip(chunk) {
-                    // Indexing checks `a` and `b`: the passes after this one rely on it.
-                    let (contact, at) =
-                        keys.of(a, b, &particles[a as usize], &particles[b as usize]);
-                    (lo, hi) = (lo.min(contact.row()), hi.max(contact.row()));
-                    *c = contact;
-                    *bk = at as u16;
-                    counts[at] += 1;
-                }
-                *range = (lo, hi);
-            });
-        }
-        // Buckets in order, each chunk's share in chunk order: stable.
-        buf.starts.clear();
-        let starts = &mut buf.starts;
-        let end = counts_to_offsets(&mut buf.counts, width, chunks, |_, at| starts.push(at));
-        buf.starts.push(end);
-        {
-            let (unsorted, bucket) = (&buf.unsorted, &buf.bucket);
-            let sorted = SharedSlice::new(&mut buf.sorted);
-            workers.for_each_chunk(&mut buf.counts, width, |k, next| {
-                for i in items(k) {
-                    let at = &mut next[bucket[i] as usize];
-                    // SAFETY: the counts hand out each position once.
-                    unsafe { *sorted.get(*at as usize) = unsorted[i] };
-                    *at += 1;
-                }
-            });
-        }
-        // Each bucket by row, from `sorted` into `unsorted` (then swapped), and its contacts
-        // along y listed apart.
-        let (lo, hi) = buf
-            .row_range
-            .iter()
-            .fold((u32::MAX, 0), |(l, h), &(a, b)| (l.min(a), h.max(b)));
-        let rows = if m == 0 { 1 } else { (hi - lo) as usize + 1 };
-        let by_count = rows.saturating_mul(width) <= 4 * m + 65_536;
-        if by_count {
-            buf.row_counts.resize(rows * width, 0);
-        }
-        buf.verticals.resize(width, 0);
-        let starts = &buf.starts;
-        let from = SharedSlice::new(&mut buf.sorted);
-        let to = SharedSlice::new(&mut buf.unsorted);
-        let row_counts = SharedSlice::new(&mut buf.row_counts);
-        workers.for_each(width, |bucket| {
-            let range = starts[bucket] as usize..starts[bucket + 1] as usize;
-            // SAFETY: buckets are disjoint ranges of the contacts, and of the row counts; one
-            // task each.
-            let (from, to) = unsafe { (from.range(range.clone()), to.range(range)) };
-            if by_count {
-                // SAFETY: as above.
-                let next = unsafe { row_counts.range(bucket * rows..(bucket + 1) * rows) };
-                next.fill(0);
-                for c in from.iter() {
-                    next[(c.row() - lo) as usize] += 1;
-                }
-                let mut at = 0;
-                for n in next.iter_mut() {
-                    (*n, at) = (at, at + *n);
-                }
-                for c in from.iter() {
-                    let at = &mut next[(c.row() - lo) as usize];
-                    to[*at as usize] = *c;
-                    *at += 1;
-                }
-            } else {
-                to.copy_from_slice(from);
-                to.sort_unstable_by_key(|c| (c.row(), c.a, c.b));
-            }
-        });
-        std::mem::swap(&mut buf.sorted, &mut buf.unsorted);
-    }
-}
-
-/// What `sort_contacts` needs to know of a contact: its row, axis and bucket.
-#[derive(Clone, Copy)]
-struct Keys {
-    floor: f32,
-    size: f32,
-    dt: f32,
-    gravity: bool,
-    grid: StripeGrid,
-}
-
-impl Keys {
-    /// The contact of `a` and `b` as the solver keeps it, and its bucket: the stripe of its
-    /// left particle, or the serial pass if its particles are more than a stripe apart.
-    #[inline(always)]
-    fn of(&self, a: u32, b: u32, pa: &Particle, pb: &Particle) -> (Contact, usize) {
-        // The lower particle's top edge (as `f32::max`, NaN apart).
-        let y = if pa.y > pb.y { pa.y } else { pb.y };
-        let row = self.row(y);
-        let axis = if is_vertical(pa, pb, self.size, self.dt, self.gravity) {
-            VERTICAL
-        } else {
-            0
-        };
-        let bucket = self.bucket(self.grid.of(pa.x), self.grid.of(pb.x));
-        let contact = Contact {
-            row_axis: row | axis,
-            a,
-            b,
-        };
-        (contact, bucket)
-    }
-
-    /// The row of a particle whose top edge is `y`. Rows are half a particle high: a particle
-    /// and the one it rests on (one side apart, less a small overlap) never share a row, so
-    /// the support comes first. Never increasing in `y`, so the row of the lower of two
-    /// particles is the smaller of their rows.
-    #[inline(always)]
-    fn row(&self, y: f32) -> u32 {
-        // Clamped as a float (NaN, which never happens here, gives 0), so that the
-        // conversion needs no checks of its own; rows too far up for 31 bits share the last
-        // (the largest `f32` below 2^31).
-        let row = clamp_to((self.floor - y) / (0.5 * self.size), 2_147_483_520.0);
-        // SAFETY: `row` is a number in `[0, 2^31)`.
-        unsafe { row.to_int_unchecked::<i32>() as u32 }
-    }
-
-    /// The bucket of a contact whose particles are in stripes `sa` and `sb`: the left one's
-    /// stripe, or the serial pass if they are more than a stripe apart.
-    #[inline(always)]
-    fn bucket(&self, sa: u32, sb: u32) -> usize {
-        if sa.abs_diff(sb) <= 1 {
-            sa.min(sb) as usize
-        } else {
-            self.grid.count
-        }
-    }
-}
-
-/// The particles (or their entries of another per-particle slice) of contact `c`.
-///
-/// # Safety
-/// `c.a` and `c.b` are in bounds (`sort_contacts` indexed the particles with them), differ,
-/// and no other task touches them now: a contact of stripe k touches particles of stripes k
-/// and k + 1 only (`sort_contacts` put the others in the serial bucket), and the stripes
-/// solved at once are two apart.
-#[allow(clippy::mut_from_ref)]
-#[inline(always)]
-unsafe fn pair_of<'a, T>(slice: &'a SharedSlice<'_, T>, c: &Contact) -> (&'a mut T, &'a mut T) {
-    unsafe {
-        (
-            slice.get_unchecked(c.a as usize),
-            slice.get_unchecked(c.b as usize),
-        )
-    }
-}
-
-/// Turns counts laid out group by group (`counts[g * buckets + k]`: group `g`'s items in
-/// bucket `k`) into the position where each group's share of each bucket starts, buckets in
-/// order and each bucket's groups in group order, so a scatter by group is a stable sort.
-/// `bucket_start(k, at)` hears where each bucket starts; returns the total.
-fn counts_to_offsets(
-    counts: &mut [u32],
-    buckets: usize,
-    groups: usize,
-    mut bucket_start: impl FnMut(usize, u32),
-) -> u32 {
-    let mut at = 0u32;
-    for bucket in 0..buckets {
-        bucket_start(bucket, at);
-        for g in 0..groups {
-            let count = counts[g * buckets + bucket];
-            counts[g * buckets + bucket] = at;
-            at += count;
-        }
-    }
-    at
-}
-
-/// Runs `run(first, second)` over every stripe: the even stripes in parallel, then the odd
-/// ones, two stripes of one parity a task (`first` and `first + 2`, the second left out past
-/// the last stripe), then the serial bucket alone. The two stripes of a task share no
-/// particle, so the task may interleave their contacts.
-///
-/// On several threads, an odd number of tasks has its middle pair run as two tasks of one
-/// stripe: the pool halves the task list between threads, and equal halves keep both busy to
-/// the end. Which stripes share a task never changes what a stripe computes.
-fn by_stripe_pairs(
-    workers: &Workers,
-    stripes: usize,
-    run: impl Fn(usize, Option<usize>) + Sync + Send,
-) {
-    for parity in 0..2 {
-        let of_parity = (stripes + 1 - parity) / 2;
-        let pairs = of_parity.div_ceil(2);
-        // The pair split in two, if any.
-        let split = (!workers.serial() && pairs % 2 == 1 && pairs > 1).then_some(pairs / 2);
-        let tasks = pairs + usize::from(split.is_some());
-        // The `k`-th stripe of this parity, if there is one.
-        let stripe = |k: usize| Some(2 * k + parity).filter(|&s| s < stripes);
-        workers.for_each(tasks, |t| match split {
-            Some(m) if t == m || t == m + 1 => run(2 * (2 * m + t - m) + parity, None),
-            Some(m) if t > m + 1 => run(4 * (t - 1) + parity, stripe(2 * (t - 1) + 1)),
-            _ => run(4 * t + parity, stripe(2 * t + 1)),
-        });
-    }
-    run(stripes, None);
-}
-
-/// One Gauss-Seidel step on a contact: an impulse along the contact's axis if the pair
-/// closes, with Coulomb friction across it, then a positional correction of most of the
-/// overlap.
-#[inline(always)]
-fn solve_contact(p: &Params, vertical: bool, pa: &mut Particle, pb: &mut Particle) {
-    // Fix most of the overlap each pass, but not all at once, so stacks settle instead of
-    // jittering.
-    const CORRECTION: f32 = 0.8;
-    let s = p.size;
-    let (dx, dy) = (pb.x - pa.x, pb.y - pa.y);
-    let (ox, oy) = (s - dx.abs(), s - dy.abs());
-    if ox < 0.0 || oy < 0.0 {
-        return; // moved apart while resolving earlier contacts
-    }
-    // Normal from a to b; coincident squares are separated by index order, so the result is
-    // deterministic.
-    let (nx, ny, depth) = if vertical {
-        (0.0, if dy < 0.0 { -1.0 } else { 1.0 }, oy)
-    } else {
-        (if dx < 0.0 { -1.0 } else { 1.0 }, 0.0, ox)
-    };
-    let (rvx, rvy) = (pb.vx - pa.vx, pb.vy - pa.vy);
-    let closing = rvx * nx + rvy * ny;
-    if closing < 0.0 {
-        let e = if -closing <= p.rest_speed {
-            0.0
-        } else {
-            p.restitution
-        };
-        // Equal masses: each takes half of the impulse (1 + e) * closing.
-        let j = -(1.0 + e) * closing * 0.5;
-        // Friction: stop the sliding across the normal, up to `friction` times the impulse.
-        let sliding = rvx * ny - rvy * nx;
-        let jt = clamp(-sliding * 0.5, p.friction * j);
-        let (ix, iy) = (j * nx + jt * ny, j * ny - jt * nx);
-        pa.vx -= ix;
-        pa.vy -= iy;
-        pb.vx += ix;
-        pb.vy += iy;
-    }
-    let push = (depth - p.slop).max(0.0) * CORRECTION * 0.5;
-    pa.x -= push * nx;
-    pa.y -= push * ny;
-    pb.x += push * nx;
-    pb.y += push * ny;
-}
-
-/// `x` clamped to `[-limit, limit]` (`limit >= 0`), as `f32::clamp` would, without its check
-/// that the bounds are in order.
+/// `x` clamped to `[-limit, limit]` (`limit >= 0`).
 #[inline(always)]
 fn clamp(x: f32, limit: f32) -> f32 {
-    let x = if x < -limit { -limit } else { x };
-    if x > limit {
-        limit
+    x.max(-limit).min(limit)
+}
+
+/// `1` or `-1` as `x` is positive or not (0 counts as positive: index order breaks ties).
+#[inline(always)]
+fn side(x: f32) -> f32 {
+    if x < 0.0 {
+        -1.0
     } else {
-        x
+        1.0
     }
 }
 
-/// Steps for which a particle found resting still counts as resting.
-const REST_STEPS: u32 = 8;
-
-/// The shock pass on a contact along y: if the lower particle rests (on the floor, or on a
-/// particle that rested within the last [`REST_STEPS`] steps), the upper one is lifted clear of it, cannot
-/// fall faster than it, rubs on it with Coulomb friction for the fall it loses, and rests too. Particles in the air are left to the regular passes,
-/// so a falling clump falls instead of climbing on itself. Returns whether it lifted a
-/// particle through the top wall (the only wall a lift can cross).
+/// Whether a particle at `q` can move by `d` along the axis (y if `along_y`) without
+/// leaving the walls' range on that side.
 #[inline(always)]
-fn shock_contact(
-    p: &Params,
-    pa: &mut Particle,
-    pb: &mut Particle,
-    ra: &mut u32,
-    rb: &mut u32,
-) -> bool {
-    let s = p.size;
-    let (upper, lower, up_rest, low_rest) = if pa.y >= pb.y {
-        (pb, pa, rb, ra)
+fn can_move(p: &Params, q: &Particle, along_y: bool, d: f32) -> bool {
+    let (pos, lo, hi) = if along_y {
+        (q.y, p.top, p.floor)
     } else {
-        (pa, pb, ra, rb)
+        (q.x, p.left, p.right)
     };
-    let (ox, oy) = (s - (upper.x - lower.x).abs(), s - (lower.y - upper.y));
-    if ox <= 0.0 || oy < 0.0 {
-        return false; // apart now
+    if d < 0.0 {
+        pos > lo
+    } else {
+        pos < hi
     }
-    // Within a quarter side of the floor counts as on it: gravity brings it down.
-    // A support found in the last few steps still counts: a chain of supports broken for a
-    // step (its links met out of order, at a stripe's edge) does not drop what it holds.
-    let resting = lower.y >= p.floor_y - 0.25 * s || p.step.wrapping_sub(*low_rest) <= REST_STEPS;
-    if !resting {
-        return false;
+}
+
+/// One substep's push on a contact (see the module documentation).
+#[inline(always)]
+fn solve_contact(
+    p: &Params,
+    c: &mut Contact,
+    a: &mut Particle,
+    ba: &mut Body,
+    b: &mut Particle,
+    bb: &mut Body,
+) {
+    let (sleep_a, sleep_b) = (ba.asleep(), bb.asleep());
+    if sleep_a && sleep_b {
+        return;
     }
-    upper.y -= (oy - p.slop).max(0.0);
-    // The support stops the upper particle's fall into it: that impulse (per unit mass) also
-    // brings Coulomb friction, so a particle resting in a pile stops sliding off its support
-    // instead of gliding until it drops into a gap (the regular passes see no closing speed
-    // inside a resting stack, where gravity moves support and load alike).
-    let stopped = (upper.vy - lower.vy).max(0.0);
-    upper.vy -= stopped;
-    // Shared like the regular passes' friction: equal masses, half each way.
-    let sliding = upper.vx - lower.vx;
-    let jt = clamp(0.5 * sliding, p.friction * stopped);
-    upper.vx -= jt;
-    lower.vx += jt;
-    *up_rest = p.step;
-    upper.y < p.top_y
+    let s = p.size;
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let (ox, oy) = (s - dx.abs(), s - dy.abs());
+    // Where the pair was before this substep's motion: the axis it was apart on (only one),
+    // from the side it was on, even if it crossed since.
+    let (wx, wy) = (dx - (b.vx - a.vx) * p.h, dy - (b.vy - a.vy) * p.h);
+    let (apart_x, apart_y) = (wx.abs() >= s, wy.abs() >= s);
+    let (mut along_y, mut dir) = if apart_y != apart_x {
+        (apart_y, if apart_y { side(wy) } else { side(wx) })
+    } else if oy <= ox || p.gravity && ox > 0.5 * s {
+        // Under gravity, squares that sink into each other by more than half a side across
+        // part vertically: one squeezed into a gap narrower than itself climbs out of it
+        // (and slides off, by the tilt) instead of being pushed from wall to wall.
+        (true, side(dy))
+    } else {
+        (false, side(dx))
+    };
+    let (mut depth, lateral) = if along_y {
+        (s - dir * dy, ox)
+    } else {
+        (s - dir * dx, oy)
+    };
+    // The lower particle of a contact along y (positive y is down): `b` when dir > 0.
+    let lower_is_b = dir > 0.0;
+    let supported = |q: &Particle, body: &Body| {
+        body.asleep() || body.support.wrapping_add(1) >= p.substep || q.y >= p.floor - p.touch
+    };
+    if lateral <= 0.0 {
+        return;
+    }
+    if depth <= p.slop {
+        // Resting on a support across a hair's gap still counts as supported.
+        if p.gravity && along_y && depth > -p.touch {
+            mark_support(p, lower_is_b, a, ba, b, bb, supported);
+        }
+        return;
+    }
+    let mut wa = if sleep_a { 0.0 } else { 1.0 };
+    let mut wb = if sleep_b { 0.0 } else { 1.0 };
+    // An awake particle pushing in or passing fast wakes a sleeping one, from the next step
+    // on: for the rest of this one it holds still, as the floor would, so that nothing it
+    // rests on is missing from the contacts (those between two sleeping particles are left
+    // out of the step).
+    if sleep_a || sleep_b {
+        let (mover, body) = if sleep_a {
+            (&*b, &mut *ba)
+        } else {
+            (&*a, &mut *bb)
+        };
+        let speed2 = mover.vx * mover.vx + mover.vy * mover.vy;
+        if depth > 0.05 * s || speed2 > p.wake_speed * p.wake_speed {
+            body.still = WOKEN;
+        }
+    }
+    // The normal, from a to b, and how far b must move from a along it.
+    let (mut nx, mut ny) = if along_y { (0.0, dir) } else { (dir, 0.0) };
+    let mut reach = depth;
+    if p.gravity && along_y {
+        // The normal tilts away from the support's centre (see the module documentation).
+        let offset = dx.abs();
+        if offset > 0.0 {
+            let t = (TILT * offset / s).min(TILT_MAX);
+            let norm = (1.0 + t * t).sqrt();
+            (nx, ny) = (side(dx) * t / norm, dir / norm);
+            reach = depth * norm;
+        }
+        // Shock propagation: a supported lower particle holds still.
+        let (lower, lower_body, upper) = if lower_is_b {
+            (&*b, &*bb, &*a)
+        } else {
+            (&*a, &*ba, &*b)
+        };
+        let upper_awake = if lower_is_b { wa > 0.0 } else { wb > 0.0 };
+        if upper_awake && can_move(p, upper, true, -1.0) && supported(lower, lower_body) {
+            // The upper particle takes the whole push.
+            (wa, wb) = if lower_is_b { (1.0, 0.0) } else { (0.0, 1.0) };
+        }
+    }
+    // The walls: a particle against a wall on the side it would be pushed to stays.
+    let main_a = if along_y { -ny } else { -nx };
+    let main_b = -main_a;
+    if wa > 0.0 && !can_move(p, a, along_y, main_a) {
+        wa = 0.0;
+    }
+    if wb > 0.0 && !can_move(p, b, along_y, main_b) {
+        wb = 0.0;
+    }
+    if wa + wb == 0.0 {
+        // Neither can give this way: swap which side each goes to if they are level along
+        // the axis (a square on the floor beside a sleeping one climbs onto it), else part
+        // along the other axis.
+        let free = |q: &Particle, body: &Body, along_y: bool, d: f32| {
+            f32::from(u8::from(!body.asleep() && can_move(p, q, along_y, d)))
+        };
+        let level = if along_y { dy.abs() } else { dx.abs() } < 0.5 * s;
+        if level && free(a, ba, along_y, dir) + free(b, bb, along_y, -dir) > 0.0 {
+            dir = -dir;
+        } else {
+            along_y = !along_y;
+            dir = side(if along_y { dy } else { dx });
+        }
+        depth = if along_y { s - dir * dy } else { s - dir * dx };
+        (nx, ny) = if along_y { (0.0, dir) } else { (dir, 0.0) };
+        reach = depth;
+        wa = free(a, ba, along_y, -dir);
+        wb = free(b, bb, along_y, dir);
+        if wa + wb == 0.0 {
+            return;
+        }
+    }
+    let total = wa + wb;
+    let (wa, wb) = (wa / total, wb / total);
+    let push = (reach - p.slop).max(0.0);
+    // A particle pushed deep this step does not count as still (it must not fall asleep
+    // inside another).
+    if push > 0.05 * s {
+        if wa > 0.0 {
+            ba.still = 0;
+        }
+        if wb > 0.0 {
+            bb.still = 0;
+        }
+    }
+    // Under gravity, the part of the push that undoes this substep's approach becomes
+    // velocity at the substep's end (`take_velocity`); the rest only moves the particles
+    // (their `mid` moves along), so overlapping spawns part without flying apart. The
+    // approach counts the pushes this substep already made (`x - mid`): a particle held up
+    // by its support has stopped. Without gravity every push is of the second kind, and
+    // a closing pair gets an elastic impulse instead (below).
+    let approach = if p.gravity {
+        (a.vx * p.h + a.x - ba.mid[0] - b.vx * p.h - b.x + bb.mid[0]) * nx
+            + (a.vy * p.h + a.y - ba.mid[1] - b.vy * p.h - b.y + bb.mid[1]) * ny
+    } else {
+        0.0
+    };
+    let quiet = (push - approach.max(0.0)).max(0.0);
+    let (ax, ay, bx, by) = (a.x, a.y, b.x, b.y);
+    a.x -= wa * push * nx;
+    a.y -= wa * push * ny;
+    b.x += wb * push * nx;
+    b.y += wb * push * ny;
+    ba.mid[0] -= wa * quiet * nx;
+    ba.mid[1] -= wa * quiet * ny;
+    bb.mid[0] += wb * quiet * nx;
+    bb.mid[1] += wb * quiet * ny;
+    // Coulomb friction: undo the sliding across the normal in this substep, up to
+    // `friction` times the push.
+    if p.friction > 0.0 {
+        let (tx, ty) = (-ny, nx);
+        let slide = ((b.x - bb.mid[0]) - (a.x - ba.mid[0]) + (b.vx - a.vx) * p.h) * tx
+            + ((b.y - bb.mid[1]) - (a.y - ba.mid[1]) + (b.vy - a.vy) * p.h) * ty;
+        let undo = clamp(slide, p.friction * push);
+        a.x += wa * undo * tx;
+        a.y += wa * undo * ty;
+        b.x -= wb * undo * tx;
+        b.y -= wb * undo * ty;
+    }
+    p.clamp_to_walls(a);
+    p.clamp_to_walls(b);
+    // A wall that stopped one particle short hands the rest of the push to the other.
+    let short_a = ((ax - a.x) * nx + (ay - a.y) * ny) - wa * push;
+    let short_b = ((b.x - bx) * nx + (b.y - by) * ny) - wb * push;
+    if short_a < 0.0 && wb > 0.0 {
+        b.x -= short_a * nx;
+        b.y -= short_a * ny;
+        p.clamp_to_walls(b);
+    } else if short_b < 0.0 && wa > 0.0 {
+        a.x += short_b * nx;
+        a.y += short_b * ny;
+        p.clamp_to_walls(a);
+    }
+    let closing = (a.vx - b.vx) * nx + (a.vy - b.vy) * ny;
+    if !p.gravity && closing > 0.0 {
+        // A gas: an impulse that sends the pair apart at `restitution` times its closing
+        // speed, between equals (a wall reflects a particle by itself).
+        let j = 0.5 * (1.0 + p.restitution) * closing;
+        a.vx -= j * nx;
+        a.vy -= j * ny;
+        b.vx += j * nx;
+        b.vy += j * ny;
+    }
+    if c.key & TOUCHED == 0 {
+        c.key = TOUCHED | if along_y { ALONG_Y } else { 0 } | if dir < 0.0 { B_LOW } else { 0 };
+        c.closing = closing;
+    }
+    if p.gravity && along_y {
+        mark_support(p, lower_is_b, a, ba, b, bb, supported);
+    }
+}
+
+/// Marks the upper particle of a contact along y supported if the lower one is.
+#[inline(always)]
+fn mark_support(
+    p: &Params,
+    lower_is_b: bool,
+    a: &Particle,
+    ba: &mut Body,
+    b: &Particle,
+    bb: &mut Body,
+    supported: impl Fn(&Particle, &Body) -> bool,
+) {
+    if lower_is_b {
+        if supported(b, bb) {
+            ba.support = p.substep;
+        }
+    } else if supported(a, ba) {
+        bb.support = p.substep;
+    }
+}
+
+/// Restitution under gravity, once a step: a contact that closed faster than the rest speed
+/// parts at `restitution` times that speed, along the axis it touched on.
+#[inline(always)]
+fn restitute(
+    p: &Params,
+    c: &mut Contact,
+    a: &mut Particle,
+    ba: &mut Body,
+    b: &mut Particle,
+    bb: &mut Body,
+) {
+    let closing = c.closing;
+    if c.key & TOUCHED == 0 || closing <= p.rest_speed {
+        return;
+    }
+    let dir = if c.key & B_LOW != 0 { -1.0 } else { 1.0 };
+    let (wa, wb) = match (ba.asleep(), bb.asleep()) {
+        (false, false) => (0.5, 0.5),
+        (true, false) => (0.0, 1.0),
+        (false, true) => (1.0, 0.0),
+        (true, true) => return,
+    };
+    let along_y = c.key & ALONG_Y != 0;
+    let (va, vb) = if along_y {
+        (&mut a.vy, &mut b.vy)
+    } else {
+        (&mut a.vx, &mut b.vx)
+    };
+    // Parting speed now, and what restitution asks for.
+    let parting = (*vb - *va) * dir;
+    let want = p.restitution * closing;
+    if parting < want {
+        let dv = (want - parting) * dir;
+        *va -= wa * dv;
+        *vb += wb * dv;
+    }
+}
+
+/// The end of a step under gravity: a particle slow for [`SLEEP_STEPS`] steps falls asleep.
+#[inline(always)]
+fn settle(p: &Params, q: &mut Particle, b: &mut Body) {
+    if b.asleep() {
+        (q.vx, q.vy) = (0.0, 0.0);
+        if b.still == WOKEN {
+            b.still = 0;
+        }
+        return;
+    }
+    if q.vx * q.vx + q.vy * q.vy < p.sleep_speed * p.sleep_speed {
+        b.still += 1;
+        if b.asleep() {
+            (q.vx, q.vy) = (0.0, 0.0);
+        }
+    } else {
+        b.still = 0;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
 
-    /// Every stripe runs once, the even ones before the odd ones, a task's two stripes two
-    /// apart, and the serial bucket last, on any thread count (one pair split in two or not).
-    #[test]
-    fn stripe_pairs_run_every_stripe_once_by_parity() {
-        for threads in [1, 2, 3, 8] {
-            let workers = Workers::new(threads).unwrap();
-            for stripes in 1..=40 {
-                let ran = Mutex::new(Vec::new());
-                by_stripe_pairs(&workers, stripes, |first, second| {
-                    let mut ran = ran.lock().unwrap();
-                    ran.push(first);
-                    if let Some(second) = second {
-                        assert_eq!(second, first + 2);
-                        assert!(second < stripes);
-                        ran.push(second);
-                    }
-                });
-                let mut ran = ran.into_inner().unwrap();
-                assert_eq!(ran.pop(), Some(stripes), "serial bucket last");
-                let odd = ran.iter().position(|s| s % 2 == 1).unwrap_or(ran.len());
-                assert!(ran[odd..].iter().all(|s| s % 2 == 1), "{ran:?}");
-                ran.sort_unstable();
-                assert_eq!(ran, (0..stripes).collect::<Vec<_>>());
-            }
+    fn params() -> Params {
+        Params {
+            size: 8.0,
+            h: 1.0 / 240.0,
+            gh: 400.0 / 240.0,
+            gravity: true,
+            restitution: 0.0,
+            rest_speed: 13.0,
+            limit: 1e6,
+            friction: FRICTION,
+            left: 0.0,
+            right: 92.0,
+            top: 0.0,
+            floor: 92.0,
+            slop: 0.008,
+            touch: 0.16,
+            wake_speed: 8.0,
+            sleep_speed: 2.0,
+            substep: 10,
         }
+    }
+
+    fn at(x: f32, y: f32) -> Particle {
+        Particle {
+            x,
+            y,
+            vx: 0.0,
+            vy: 0.0,
+        }
+    }
+
+    fn solve(p: &Params, a: &mut Particle, b: &mut Particle) {
+        let (mut ba, mut bb) = (Body::default(), Body::default());
+        ba.mid = [a.x, a.y];
+        bb.mid = [b.x, b.y];
+        let mut c = Contact::default();
+        solve_contact(p, &mut c, a, &mut ba, b, &mut bb);
+    }
+
+    /// Two squares on the same spot in a corner part: one of them can always move.
+    #[test]
+    fn a_coincident_pair_in_a_corner_parts() {
+        let p = params();
+        for (x, y) in [
+            (92.0, 92.0),
+            (0.0, 92.0),
+            (0.0, 0.0),
+            (92.0, 0.0),
+            (40.0, 92.0),
+        ] {
+            let (mut a, mut b) = (at(x, y), at(x, y));
+            solve(&p, &mut a, &mut b);
+            let gap = (a.x - b.x).abs().max((a.y - b.y).abs());
+            assert!(gap >= 8.0 - 0.01, "({x}, {y}): {a:?} {b:?}");
+        }
+    }
+
+    /// A square on the floor with another on top off its centre is pushed sideways, away from
+    /// its support; a centred one is pushed straight up.
+    #[test]
+    fn a_square_off_its_support_slides_off() {
+        let p = params();
+        let (mut low, mut up) = (at(40.0, 92.0), at(43.0, 84.5));
+        solve(&p, &mut low, &mut up);
+        assert_eq!(
+            (low.x, low.y),
+            (40.0, 92.0),
+            "the supported square holds still"
+        );
+        assert!(up.x > 43.0 && up.y < 84.5, "{up:?}");
+        let (mut low, mut up) = (at(40.0, 92.0), at(40.0, 84.5));
+        solve(&p, &mut low, &mut up);
+        assert_eq!(up.x, 40.0);
+        assert!(up.y < 84.5);
+    }
+
+    /// A fast square that crossed a row within a substep is put back on the side it came from.
+    #[test]
+    fn a_fast_square_lands_on_the_side_it_came_from() {
+        let mut p = params();
+        p.gravity = false;
+        let mut row = at(40.0, 60.0);
+        let mut fast = at(40.0, 66.0);
+        fast.vy = 20.0 / p.h; // came from y = 46, eight units above the row's top
+        solve(&p, &mut row, &mut fast);
+        assert!(fast.y <= row.y - 8.0 + 0.01, "{fast:?} {row:?}");
     }
 }

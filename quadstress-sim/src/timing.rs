@@ -7,16 +7,15 @@ use super::{Phase, SimError, Simulation};
 /// Milliseconds spent in each phase of one step ([`Phase::ALL`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PhaseTimes {
-    /// Putting the particles in stripe order, on the steps that do
-    /// ([`Simulation::reorder_if_due`]).
+    /// Putting the particles in stripe order, on the steps that do ([`Phase::Reorder`]).
     pub reorder_ms: f64,
-    /// Gravity, motion and walls ([`Simulation::integrate`]).
+    /// Gravity, motion and walls ([`Phase::Integrate`]).
     pub integrate_ms: f64,
     /// Bringing the tree up to date ([`Simulation::update_tree`]).
     pub update_ms: f64,
-    /// Finding the contacts ([`Simulation::find_pairs`]).
+    /// Finding the contacts ([`Phase::FindPairs`]).
     pub pairs_ms: f64,
-    /// Resolving them ([`Simulation::resolve`]).
+    /// Resolving them ([`Phase::Resolve`]).
     pub resolve_ms: f64,
     /// The whole step.
     pub step_ms: f64,

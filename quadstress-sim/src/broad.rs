@@ -1,0 +1,308 @@
+//! The broad phase: the tree kept up to date with the particles, the contacts found through
+//! it (or by brute force), and the questions asked of it between steps (`touching`).
+//!
+//! # What the tree holds
+//! Each particle's square at the start of the step (after the first substep's motion), swept
+//! along its velocity over one step and grown by [`MARGIN`] sides all round, clamped to the
+//! world. The pairs of these boxes are every pair the step's substeps can bring into
+//! contact, however fast: the solver then lands a fast particle on the row it would cross
+//! (speculative contacts, as in Box2D). The margin catches the small sideways moves the
+//! pushes of a step make.
+
+use std::sync::atomic::Ordering;
+
+use quadstress::{PairWorkspace, Rect};
+
+use super::{Broadphase, Particle, SimError, Simulation, StepCounts};
+
+/// How far, in particle sides, the tree's box of a particle reaches beyond its swept square.
+pub const MARGIN: f32 = 0.0625;
+
+/// How a particle's box in the tree is made from its square (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sweep {
+    size: f32,
+    /// The step, in seconds, and what gravity adds to a velocity over it.
+    dt: f32,
+    g_dt: f32,
+    margin: f32,
+    world: Rect,
+}
+
+impl Sweep {
+    /// The particle's box.
+    #[inline(always)]
+    pub(super) fn rect(&self, p: &Particle) -> Rect {
+        let w = &self.world;
+        // `clamp` keeps an overflowing product (a huge step) inside the world.
+        let x1 = (p.x + p.vx * self.dt).clamp(w.min_x, w.max_x);
+        let y1 = (p.y + (p.vy + self.g_dt) * self.dt).clamp(w.min_y, w.max_y);
+        let m = self.margin;
+        Rect::new(
+            (p.x.min(x1) - m).max(w.min_x),
+            (p.y.min(y1) - m).max(w.min_y),
+            (p.x.max(x1) + self.size + m).min(w.max_x),
+            (p.y.max(y1) + self.size + m).min(w.max_y),
+        )
+    }
+}
+
+impl Simulation {
+    /// How this step's boxes are made.
+    pub(super) fn sweep(&self) -> Sweep {
+        let limit = self.speed_limit;
+        let dt = self.last_dt;
+        Sweep {
+            size: self.config.particle_size,
+            dt,
+            g_dt: if self.config.gravity_on {
+                (self.config.gravity * dt).clamp(-limit, limit)
+            } else {
+                0.0
+            },
+            margin: MARGIN * self.config.particle_size,
+            world: self.config.world,
+        }
+    }
+
+    pub(super) fn set_drift(&self, drift: f64) {
+        self.drift.store(drift.to_bits(), Ordering::Relaxed);
+    }
+
+    /// The most any particle has moved along an axis since the tree last saw it, in world
+    /// units: each particle's square is its square when the tree last saw it (which the tree's
+    /// box of it contains) moved by at most this along x and along y, so a query of the tree
+    /// grown by it finds every particle that touches the query where it is now (see [`touching`](Self::touching)). One scan of the particles
+    /// after each step, on the first call that needs it; 0 right after a tree update.
+    ///
+    /// ```
+    /// use quadstress_sim::{SimConfig, Simulation};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.spawn_burst(500).unwrap();
+    /// sim.step(1.0 / 60.0).unwrap();
+    /// let d = sim.drift();
+    /// assert!(d >= 0.0 && d.is_finite());
+    /// sim.update_tree();
+    /// assert_eq!(sim.drift(), 0.0);
+    /// ```
+    pub fn drift(&self) -> f64 {
+        let known = f64::from_bits(self.drift.load(Ordering::Relaxed));
+        if !known.is_nan() {
+            return known;
+        }
+        let mut drift = 0f32;
+        let mut widen = |moved: f32| drift = if moved > drift { moved } else { drift };
+        if self.seen.len() == self.particles.len() {
+            for (p, &[ax, ay]) in self.particles.iter().zip(&self.seen) {
+                widen((p.x - ax).abs());
+                widen((p.y - ay).abs());
+            }
+        } else {
+            // Every path that gives the tree a square records it in `seen`; should one miss,
+            // the world's size is a drift that holds whatever happened.
+            debug_assert!(
+                false,
+                "seen: {} of {}",
+                self.seen.len(),
+                self.particles.len()
+            );
+            let w = self.config.world;
+            widen(w.width().max(w.height()));
+        }
+        // The differences were rounded to f32: allow for that.
+        let drift = drift as f64 * (1.0 + 1e-6);
+        self.set_drift(drift);
+        drift
+    }
+
+    /// [`update_tree`](Self::update_tree) then the pair search of the step: the contact list
+    /// is the same set in every broad-phase mode.
+    pub fn find_contacts(&mut self) {
+        self.update_tree();
+        self.find_pairs();
+    }
+
+    /// Phase: brings the tree up to date with the particles' positions: one batch of moves
+    /// (incremental and brute-force modes; planned in parallel), or clear and bulk insert
+    /// (rebuild mode).
+    pub fn update_tree(&mut self) {
+        match self.config.broadphase {
+            Broadphase::Rebuild => self.rebuild_tree(),
+            Broadphase::Incremental | Broadphase::BruteForce => {
+                // The batch on every thread count (its serial form on one): it leaves the
+                // tree's item lists in the same order whatever the threads, and the pair
+                // order follows them.
+                let sweep = self.sweep();
+                let (tree, ids, moves, particles) =
+                    (&mut self.tree, &self.ids, &mut self.moves, &self.particles);
+                let rect_of = move |i: usize| sweep.rect(&particles[i]);
+                if self.workers.serial() {
+                    tree.update_many(ids, rect_of, moves)
+                } else {
+                    self.workers
+                        .run(|| tree.par_update_many(ids, rect_of, moves))
+                }
+                .expect("particle handles stay valid and positions finite");
+                self.note_seen();
+            }
+        }
+        self.set_drift(0.0);
+    }
+
+    /// Records every particle's position as the tree's rectangles now hold it (after a tree
+    /// update or rebuild), for [`drift`](Self::drift).
+    pub(crate) fn note_seen(&mut self) {
+        const CHUNK: usize = 16_384;
+        let particles = &self.particles;
+        // No allocation once the buffer has grown to the particle count.
+        self.seen.resize(particles.len(), [0.0; 2]);
+        self.workers
+            .for_each_chunk(&mut self.seen, CHUNK, |k, chunk| {
+                for (s, p) in chunk.iter_mut().zip(&particles[k * CHUNK..]) {
+                    *s = [p.x, p.y];
+                }
+            });
+    }
+
+    /// Phase: collects the contacts (pairs of overlapping boxes: see the module
+    /// documentation) with the current broad phase, from the tree as the last
+    /// [`update_tree`](Self::update_tree) left it (the tree's parallel pair search), or from
+    /// the particles, in brute force.
+    pub(crate) fn find_pairs(&mut self) {
+        let tests = match self.config.broadphase {
+            Broadphase::Incremental | Broadphase::Rebuild if self.workers.serial() => {
+                let contacts = &mut self.contacts;
+                contacts.clear();
+                let ((), counts) = self.tree.for_each_pair_counting(|a, b| {
+                    contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
+                });
+                counts.tests
+            }
+            Broadphase::Incremental | Broadphase::Rebuild => {
+                let (tree, pairs) = (&self.tree, &mut self.pair_buffers);
+                // The search appends: last step's pairs go first.
+                pairs.clear();
+                self.workers.run(|| {
+                    tree.par_pairs(pairs, |a, b| {
+                        Some((*a.value.min(b.value), *a.value.max(b.value)))
+                    })
+                });
+                // The chunks are copied into place on the workers too, over fixed ranges of
+                // the contact list, so that no part of the phase runs on one thread only.
+                let buffers = &self.pair_buffers;
+                self.contacts.resize(buffers.len(), (0, 0));
+                self.workers
+                    .for_each_chunk(&mut self.contacts, CONTACT_COPY_CHUNK, |k, out| {
+                        copy_pairs(buffers, k * CONTACT_COPY_CHUNK, out);
+                    });
+                self.pair_buffers.tests()
+            }
+            Broadphase::BruteForce => {
+                self.contacts.clear();
+                self.rects.clear();
+                let sweep = self.sweep();
+                self.rects
+                    .extend(self.particles.iter().map(|p| sweep.rect(p)));
+                every_pair(&self.rects, &mut self.contacts);
+                let n = self.rects.len() as u64;
+                n * n.saturating_sub(1) / 2
+            }
+        };
+        self.counts = StepCounts {
+            contacts: self.contacts.len(),
+            pairs_tested: tests,
+        };
+    }
+
+    /// Indices of the particles touching `rect` (closed) where they are now, found through the
+    /// tree, appended to `out`; returns how many. Between a step's tree update and its end
+    /// the particles move a little (contacts push them apart): the tree is asked about `rect`
+    /// grown by the most any particle moved since, and each answer is checked against the
+    /// particle's current square, so the answer is always that of
+    /// [`touching_brute_force`](Self::touching_brute_force). The first call after a step
+    /// measures that drift with one pass over the particles.
+    ///
+    /// # Errors
+    /// The tree's errors for a bad rectangle.
+    ///
+    /// ```
+    /// use quadstress::Rect;
+    /// use quadstress_sim::{SimConfig, Simulation};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.spawn_stream(100.0, 100.0, 1, 0.0, 0.0).unwrap();
+    /// let mut out = Vec::new();
+    /// assert_eq!(sim.touching(&Rect::new(108.0, 0.0, 200.0, 200.0), &mut out), Ok(1));
+    /// assert_eq!(out, vec![0]);
+    /// ```
+    pub fn touching(&self, rect: &Rect, out: &mut Vec<u32>) -> Result<usize, SimError> {
+        rect.check()?;
+        let before = out.len();
+        let d = self.drift();
+        let grown = rect.grown(d);
+        let s = self.config.particle_size;
+        let particles = &self.particles;
+        self.tree.for_each_in_rect(&grown, |item| {
+            let i = *item.value;
+            if particles[i as usize].rect(s).intersects(rect) {
+                out.push(i);
+            }
+        })?;
+        Ok(out.len() - before)
+    }
+
+    /// The same count as [`touching`](Self::touching), by scanning every particle: the
+    /// cross-check for the demo's report.
+    ///
+    /// ```
+    /// use quadstress::Rect;
+    /// use quadstress_sim::{SimConfig, Simulation};
+    /// let mut sim = Simulation::new(SimConfig::default()).unwrap();
+    /// sim.spawn_burst(500).unwrap();
+    /// let q = Rect::new(0.0, 0.0, 700.0, 700.0);
+    /// let mut out = Vec::new();
+    /// assert_eq!(sim.touching(&q, &mut out).unwrap(), sim.touching_brute_force(&q));
+    /// ```
+    pub fn touching_brute_force(&self, rect: &Rect) -> usize {
+        let s = self.config.particle_size;
+        self.particles
+            .iter()
+            .filter(|p| p.rect(s).intersects(rect))
+            .count()
+    }
+}
+
+/// Contacts per task when the pair search's chunks are copied into the contact list.
+const CONTACT_COPY_CHUNK: usize = 32_768;
+
+/// Copies the pairs of `buffers` from position `start` (in their order) into `out`, whole.
+fn copy_pairs(buffers: &PairWorkspace<(u32, u32)>, start: usize, out: &mut [(u32, u32)]) {
+    let mut skip = start;
+    let mut done = 0;
+    for chunk in buffers.chunks() {
+        if done == out.len() {
+            break;
+        }
+        if skip >= chunk.len() {
+            skip -= chunk.len();
+            continue;
+        }
+        let part = &chunk[skip..];
+        let n = part.len().min(out.len() - done);
+        out[done..done + n].copy_from_slice(&part[..n]);
+        done += n;
+        skip = 0;
+    }
+    debug_assert_eq!(done, out.len());
+}
+
+/// The brute-force broad phase: every pair of squares tested, `(i, j)` with `i < j` pushed
+/// for each pair that touches (closed rectangles), in order of `i` then `j`.
+fn every_pair(rects: &[Rect], contacts: &mut Vec<(u32, u32)>) {
+    for (i, a) in rects.iter().enumerate() {
+        for (j, b) in rects.iter().enumerate().skip(i + 1) {
+            if a.intersects(b) {
+                contacts.push((i as u32, j as u32));
+            }
+        }
+    }
+}
