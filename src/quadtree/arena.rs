@@ -4,7 +4,7 @@
 //! together with the two primitives every mutation uses to move an entry between lists
 //! (`detach`, `attach`) and the subtree counters that drive merging.
 
-use super::{Entry, ItemList, Placement, Quadtree, Rect, TreeId, MAX_DEPTH};
+use super::{Entry, Grid, ItemList, Quadtree, Rect, TreeId, MAX_DEPTH};
 
 /// Largest item-list reservation made for a new node; see `alloc_children`.
 pub(super) const LIST_RESERVE_CAP: usize = 255;
@@ -53,14 +53,7 @@ impl<T> Node<T> {
 impl<T> Quadtree<T> {
     /// Drops every node and puts an empty root back, with the scales of the current config.
     pub(super) fn reset_nodes(&mut self) {
-        let cells = (1u32 << self.config.max_depth) as f32;
-        self.scale_x = cells / self.world.width();
-        self.scale_y = cells / self.world.height();
-        self.max_cell = (1u32 << self.config.max_depth) - 1;
-        self.loose_mask = match self.config.placement {
-            Placement::Exact => 0,
-            Placement::Loose => u32::MAX,
-        };
+        self.grid = Grid::new(self.grid.world, &self.config);
         self.nodes.clear();
         self.free_blocks.clear();
         self.spare_capacity = 0;
@@ -76,8 +69,7 @@ impl<T> Quadtree<T> {
 
     /// The x of the vertical centre line of cell `cx` of `level`.
     pub(super) fn centre_x(&self, level: u8, cx: u32) -> f32 {
-        let halves = (1u64 << (level + 1)) as f32;
-        self.world.min_x + self.world.width() * ((2 * cx + 1) as f32 / halves)
+        self.grid.centre_x(level, cx)
     }
 
     /// Adds `delta` to the subtree counters from `node` up to the root (at most `max_depth + 1`

@@ -62,12 +62,8 @@ impl<T: Clone> Clone for Quadtree<T> {
             .map(|n| nodes[n as usize].items.capacity())
             .sum();
         Quadtree {
-            world: self.world,
             config: self.config,
-            scale_x: self.scale_x,
-            scale_y: self.scale_y,
-            max_cell: self.max_cell,
-            loose_mask: self.loose_mask,
+            grid: self.grid,
             nodes,
             free_blocks: self.free_blocks.clone(),
             spare_capacity,

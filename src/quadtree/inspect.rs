@@ -163,15 +163,7 @@ impl<T> Quadtree<T> {
     /// The cell of node `n` in world coordinates.
     pub(super) fn node_rect(&self, n: u32) -> Rect {
         let node = &self.nodes[n as usize];
-        let cells = (1u32 << node.level) as f32;
-        let w = self.world.width() / cells;
-        let h = self.world.height() / cells;
-        Rect::new(
-            self.world.min_x + node.cx as f32 * w,
-            self.world.min_y + node.cy as f32 * h,
-            self.world.min_x + (node.cx + 1) as f32 * w,
-            self.world.min_y + (node.cy + 1) as f32 * h,
-        )
+        self.grid.cell_rect(node.level, node.cx, node.cy)
     }
 
     pub(super) fn node_info(&self, n: u32, node: &Node<T>) -> NodeInfo {
@@ -345,7 +337,7 @@ impl<T> Quadtree<T> {
         s.items_outside_world = self.nodes[0]
             .items
             .items()
-            .filter(|e| !self.world.contains_rect(&e.rect))
+            .filter(|e| !self.grid.world.contains_rect(&e.rect))
             .count();
         s
     }

@@ -150,7 +150,7 @@ mod visit;
 
 use arena::{Node, NULL};
 use items::ItemList;
-use placement::CellRange;
+use placement::{CellRange, Grid};
 use slots::{end_generation, Entry, Slot, SlotKey, TreeId, RETIRED};
 
 pub use config::{Config, Placement, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY};
@@ -265,15 +265,9 @@ pub use visit::VisitResult;
 /// - Coordinates are `f32`; a world far from the origin loses precision like any `f32` data.
 #[derive(Debug)]
 pub struct Quadtree<T> {
-    world: Rect,
     config: Config,
-    /// Deepest-level cells per world unit, per axis.
-    scale_x: f32,
-    scale_y: f32,
-    /// Largest cell coordinate at the deepest level: `2^max_depth - 1`.
-    max_cell: u32,
-    /// All ones under loose placement, zero under exact: masks `loose_margin`.
-    loose_mask: u32,
+    /// The world and its cells: where a rectangle belongs.
+    grid: Grid,
     nodes: Vec<Node<T>>,
     /// First nodes of freed child blocks, ready for reuse.
     free_blocks: Vec<u32>,

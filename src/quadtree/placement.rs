@@ -9,27 +9,49 @@
 //! item's level follows from its size and its cell from its centre. A dense table per level
 //! then names the node of that cell, if it exists (`node_for`).
 
-use super::{simd, Node, Placement, Quadtree, Rect, NULL};
+use super::{simd, Config, Node, Placement, Quadtree, Rect, NULL};
 
-/// The node a rectangle belongs to, before looking at which nodes exist: the smallest cell of
-/// the full quadtree (down to `max_depth`) that contains it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Place {
-    pub(super) level: u8,
-    pub(super) cx: u32,
-    pub(super) cy: u32,
+/// The grid the tree is cut into: the world, the deepest level, the placement rule, and the
+/// monotone mapping from coordinates to deepest-level cells that every placement and query
+/// uses. Everything here follows from the world and the [`Config`]; the tree's nodes are
+/// `Node`s of `arena` and do not live here.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Grid {
+    pub(super) world: Rect,
+    max_depth: u8,
+    /// Deepest-level cells per world unit, per axis.
+    scale_x: f32,
+    scale_y: f32,
+    /// Largest cell coordinate at the deepest level: `2^max_depth - 1`.
+    max_cell: u32,
+    /// All ones under loose placement, zero under exact: masks `loose_margin`.
+    loose_mask: u32,
 }
 
-/// Inclusive integer cell range at the deepest level: the pruning key of every query.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct CellRange {
-    pub(super) x0: u32,
-    pub(super) y0: u32,
-    pub(super) x1: u32,
-    pub(super) y1: u32,
-}
+impl Grid {
+    /// The grid of `world` (checked: finite, positive sides whose finest scale is finite)
+    /// under `config` (checked).
+    pub(super) fn new(world: Rect, config: &Config) -> Grid {
+        let cells = (1u32 << config.max_depth) as f32;
+        Grid {
+            world,
+            max_depth: config.max_depth,
+            scale_x: cells / world.width(),
+            scale_y: cells / world.height(),
+            max_cell: (1u32 << config.max_depth) - 1,
+            loose_mask: match config.placement {
+                Placement::Exact => 0,
+                Placement::Loose => u32::MAX,
+            },
+        }
+    }
 
-impl<T> Quadtree<T> {
+    /// Whether nodes reach half a cell beyond their cells ([`Placement::Loose`]).
+    #[inline(always)]
+    pub(super) fn is_loose(&self) -> bool {
+        self.loose_mask != 0
+    }
+
     /// Deepest-level cell coordinates of the rectangle's edges. The mapping is monotone
     /// (subtract, multiply by a positive constant, truncate, clamp to `0..=max_cell`), which
     /// is what makes integer pruning exact: `a <= b` implies `cell(a) <= cell(b)`, so
@@ -60,12 +82,12 @@ impl<T> Quadtree<T> {
             };
         }
         let c = self.cell_range(r);
-        if self.config.placement == Placement::Loose {
+        if self.is_loose() {
             return self.loose_place_of(c);
         }
         let bits = 32 - ((c.x0 ^ c.x1) | (c.y0 ^ c.y1)).leading_zeros();
         Place {
-            level: self.config.max_depth - bits as u8,
+            level: self.max_depth - bits as u8,
             cx: c.x0 >> bits,
             cy: c.y0 >> bits,
         }
@@ -83,7 +105,7 @@ impl<T> Quadtree<T> {
         } else {
             (32 - (span - 1).leading_zeros()).max(1)
         };
-        if k > self.config.max_depth as u32 {
+        if k > self.max_depth as u32 {
             return Place {
                 level: 0,
                 cx: 0,
@@ -91,7 +113,7 @@ impl<T> Quadtree<T> {
             };
         }
         Place {
-            level: self.config.max_depth - k as u8,
+            level: self.max_depth - k as u8,
             cx: ((c.x0 + c.x1) >> 1) >> k,
             cy: ((c.y0 + c.y1) >> 1) >> k,
         }
@@ -102,6 +124,78 @@ impl<T> Quadtree<T> {
     #[inline]
     pub(super) fn loose_margin(&self, shift: u8) -> u32 {
         ((1u32 << shift) >> 1) & self.loose_mask
+    }
+
+    /// The cells of `level` whose regions can overlap `range` (deepest-level cells): the
+    /// range widened by that level's loose margin (none under exact placement), then shifted.
+    /// Not clamped to the level's last cell.
+    #[inline]
+    pub(super) fn range_at_level(&self, range: CellRange, level: u8) -> CellRange {
+        let shift = self.max_depth - level;
+        let m = self.loose_margin(shift);
+        CellRange {
+            x0: range.x0.saturating_sub(m) >> shift,
+            y0: range.y0.saturating_sub(m) >> shift,
+            x1: (range.x1 + m) >> shift,
+            y1: (range.y1 + m) >> shift,
+        }
+    }
+
+    /// Cell `(cx, cy)` of `level` in world coordinates.
+    pub(super) fn cell_rect(&self, level: u8, cx: u32, cy: u32) -> Rect {
+        let cells = (1u32 << level) as f32;
+        let w = self.world.width() / cells;
+        let h = self.world.height() / cells;
+        Rect::new(
+            self.world.min_x + cx as f32 * w,
+            self.world.min_y + cy as f32 * h,
+            self.world.min_x + (cx + 1) as f32 * w,
+            self.world.min_y + (cy + 1) as f32 * h,
+        )
+    }
+
+    /// The x of the vertical centre line of cell `cx` of `level`.
+    pub(super) fn centre_x(&self, level: u8, cx: u32) -> f32 {
+        let halves = (1u64 << (level + 1)) as f32;
+        self.world.min_x + self.world.width() * ((2 * cx + 1) as f32 / halves)
+    }
+}
+
+/// The node a rectangle belongs to, before looking at which nodes exist: the smallest cell of
+/// the full quadtree (down to `max_depth`) that contains it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Place {
+    pub(super) level: u8,
+    pub(super) cx: u32,
+    pub(super) cy: u32,
+}
+
+/// Inclusive integer cell range at the deepest level: the pruning key of every query.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct CellRange {
+    pub(super) x0: u32,
+    pub(super) y0: u32,
+    pub(super) x1: u32,
+    pub(super) y1: u32,
+}
+
+impl<T> Quadtree<T> {
+    /// [`Grid::cell_range`] of the tree's grid.
+    #[inline(always)]
+    pub(super) fn cell_range(&self, r: &Rect) -> CellRange {
+        self.grid.cell_range(r)
+    }
+
+    /// [`Grid::place_of`] of the tree's grid.
+    #[inline(always)]
+    pub(super) fn place_of(&self, r: &Rect) -> Place {
+        self.grid.place_of(r)
+    }
+
+    /// [`Grid::range_at_level`] of the tree's grid.
+    #[inline(always)]
+    pub(super) fn range_at_level(&self, range: CellRange, level: u8) -> CellRange {
+        self.grid.range_at_level(range, level)
     }
 
     /// The node that must hold an item of place `p`: the deepest existing node on the path to
@@ -144,7 +238,7 @@ impl<T> Quadtree<T> {
     /// edges of each axis share the node's cell there.
     #[inline(always)]
     pub(super) fn still_fits(&self, node: &Node<T>, r: &Rect, inside: bool) -> bool {
-        if !inside || self.config.placement == Placement::Loose {
+        if !inside || self.grid.is_loose() {
             return self.fits(node, self.place_of(r));
         }
         let c = self.cell_range(r);
@@ -156,21 +250,6 @@ impl<T> Quadtree<T> {
         // An internal node keeps only rectangles of its own level: ones whose edges part at
         // the level just below (with `s == 0`, `same` already says so).
         same && (node.is_leaf() || s == 0 || ((c.x0 ^ c.x1) | (c.y0 ^ c.y1)) >> (s - 1) != 0)
-    }
-
-    /// The cells of `level` whose regions can overlap `range` (deepest-level cells): the
-    /// range widened by that level's loose margin (none under exact placement), then shifted.
-    /// Not clamped to the level's last cell.
-    #[inline]
-    pub(super) fn range_at_level(&self, range: CellRange, level: u8) -> CellRange {
-        let shift = self.config.max_depth - level;
-        let m = self.loose_margin(shift);
-        CellRange {
-            x0: range.x0.saturating_sub(m) >> shift,
-            y0: range.y0.saturating_sub(m) >> shift,
-            x1: (range.x1 + m) >> shift,
-            y1: (range.y1 + m) >> shift,
-        }
     }
 }
 
@@ -188,13 +267,18 @@ mod tests {
         Quadtree::with_config(Rect::new(0.0, 0.0, 64.0, 64.0), config).unwrap()
     }
 
+    /// The grid of that tree, alone.
+    fn grid(placement: Placement) -> Grid {
+        tree(placement).grid
+    }
+
     fn place(level: u8, cx: u32, cy: u32) -> Place {
         Place { level, cx, cy }
     }
 
     #[test]
     fn exact_level_is_where_the_edges_first_share_a_cell() {
-        let t = tree(Placement::Exact);
+        let t = grid(Placement::Exact);
         // Inside one deepest cell.
         assert_eq!(t.place_of(&Rect::new(1.2, 1.2, 1.8, 1.8)), place(6, 1, 1));
         // Cells 2 and 3 differ in bit 0 only: one level up, cell (1, 1).
@@ -218,7 +302,7 @@ mod tests {
 
     #[test]
     fn loose_level_follows_size_and_cell_follows_centre() {
-        let t = tree(Placement::Loose);
+        let t = grid(Placement::Loose);
         // One cell: the deepest level.
         assert_eq!(t.place_of(&Rect::new(1.2, 1.2, 1.8, 1.8)), place(6, 1, 1));
         // Two cells across the world's centre: level 5 (margin half a 2-cell node), at the
@@ -293,7 +377,7 @@ mod tests {
                 let (x, y) = (next() * 70.0 - 3.0, next() * 70.0 - 3.0);
                 let size = next().powi(3) * 20.0;
                 let r = Rect::new(x, y, x + size, y + size);
-                let inside = t.world.contains_rect(&r);
+                let inside = t.grid.world.contains_rect(&r);
                 for node in t.nodes.iter().filter(|n| n.live) {
                     assert_eq!(
                         t.still_fits(node, &r, inside),
@@ -310,7 +394,7 @@ mod tests {
 
     #[test]
     fn loose_margin_is_half_a_cell_and_none_when_exact() {
-        let (e, l) = (tree(Placement::Exact), tree(Placement::Loose));
+        let (e, l) = (grid(Placement::Exact), grid(Placement::Loose));
         for shift in 0..=6u8 {
             assert_eq!(e.loose_margin(shift), 0);
             assert_eq!(l.loose_margin(shift), (1u32 << shift) / 2);
@@ -322,7 +406,7 @@ mod tests {
             x1: 10,
             y1: 10,
         };
-        let at = |t: &Quadtree<()>, level| {
+        let at = |t: &Grid, level| {
             let c = t.range_at_level(r, level);
             (c.x0, c.y0, c.x1, c.y1)
         };
@@ -344,7 +428,7 @@ mod tests {
             (state >> 40) as f32 / (1u64 << 24) as f32
         };
         for placement in [Placement::Exact, Placement::Loose] {
-            let t = tree(placement);
+            let t = grid(placement);
             for _ in 0..20_000 {
                 let (x, y) = (next() * 64.0, next() * 64.0);
                 let size = next().powi(3) * 40.0;
@@ -368,6 +452,40 @@ mod tests {
                     let one_child = c.x0 >> s == c.x1 >> s && c.y0 >> s == c.y1 >> s;
                     assert!(!one_child, "{r:?} fits a child of {p:?}");
                 }
+            }
+        }
+    }
+
+    /// A cell's rectangle holds the points that map into that cell (away from its edges,
+    /// where rounding may pick either side), its centre line halves it, and a grid made anew
+    /// from another config follows that config.
+    #[test]
+    fn cell_rects_hold_what_maps_into_them() {
+        let world = Rect::new(-3.0, 10.0, 97.0, 30.0);
+        for placement in [Placement::Exact, Placement::Loose] {
+            for max_depth in [0u8, 1, 4, 6] {
+                let config = Config {
+                    placement,
+                    max_depth,
+                    ..Config::default()
+                };
+                let g = Grid::new(world, &config);
+                assert_eq!(g.is_loose(), placement == Placement::Loose);
+                for level in 0..=max_depth {
+                    let n = 1u32 << level;
+                    for c in [0, n / 2, n - 1] {
+                        let r = g.cell_rect(level, c, c);
+                        let mid = r.center();
+                        assert!((g.centre_x(level, c) - mid.0).abs() <= 1e-4 * world.width());
+                        let p = g.cell_range(&Rect::new(mid.0, mid.1, mid.0, mid.1));
+                        let s = max_depth - level;
+                        assert_eq!((p.x0 >> s, p.y0 >> s), (c, c), "{placement:?} {level}");
+                    }
+                }
+                // The whole world's cells tile it.
+                let last = (1u32 << max_depth) - 1;
+                let full = g.cell_range(&world);
+                assert_eq!((full.x0, full.y0, full.x1, full.y1), (0, 0, last, last));
             }
         }
     }

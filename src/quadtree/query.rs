@@ -543,7 +543,7 @@ impl<T> Quadtree<T> {
         }
         // Node cells in f32 can be a rounding step off the cells items were mapped into;
         // widening each cell by `slack` keeps the distance bound a true lower bound.
-        let w = &self.world;
+        let w = &self.grid.world;
         let magnitude = w
             .min_x
             .abs()
@@ -600,7 +600,7 @@ impl<T> Quadtree<T> {
         }
         let r = self.node_rect(n);
         // Under loose placement items reach up to half a cell beyond their node's cell.
-        let (mx, my) = if self.loose_mask != 0 {
+        let (mx, my) = if self.grid.is_loose() {
             (r.width() as f64 / 2.0, r.height() as f64 / 2.0)
         } else {
             (0.0, 0.0)

@@ -116,7 +116,7 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(&'a Node<T>) -> ControlFlow<B>,
     {
-        if self.loose_mask == 0 {
+        if !self.grid.is_loose() {
             return self.walk_table_up(range, f);
         }
         // Loose regions overlap, so the range widens by each level's margin: from the root

@@ -2,7 +2,7 @@
 //! access by handle.
 
 use super::{
-    bulk, end_generation, Config, Entry, ItemId, Quadtree, QuadtreeError, Rect, Slot, TreeId,
+    bulk, end_generation, Config, Entry, Grid, ItemId, Quadtree, QuadtreeError, Rect, Slot, TreeId,
     MAX_DEPTH, MAX_ITEMS, NULL, RETIRED,
 };
 
@@ -51,12 +51,8 @@ impl<T> Quadtree<T> {
         config.check()?;
         let tree = TreeId::next().ok_or(QuadtreeError::Full)?;
         let mut tree = Quadtree {
-            world,
             config,
-            scale_x: 0.0,
-            scale_y: 0.0,
-            max_cell: 0,
-            loose_mask: 0,
+            grid: Grid::new(world, &config),
             nodes: Vec::new(),
             free_blocks: Vec::new(),
             spare_capacity: 0,
@@ -176,7 +172,7 @@ impl<T> Quadtree<T> {
     /// assert_eq!(quadstress::Quadtree::<()>::new(world).unwrap().world(), world);
     /// ```
     pub fn world(&self) -> Rect {
-        self.world
+        self.grid.world
     }
 
     /// The current settings.
@@ -288,7 +284,7 @@ impl<T> Quadtree<T> {
         // written in place, without computing its level. Inside the (finite) world and not
         // inverted means valid: a NaN or an infinity fails the containment.
         if let Some(slot) = self.live_slot(id) {
-            let inside = self.world.contains_rect(&rect)
+            let inside = self.grid.world.contains_rect(&rect)
                 & (rect.min_x <= rect.max_x)
                 & (rect.min_y <= rect.max_y);
             let node = &self.nodes[slot.node as usize];

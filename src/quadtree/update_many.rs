@@ -233,7 +233,7 @@ impl<T> Quadtree<T> {
             let rect = rect_of(i);
             // Inside the (finite) world and not inverted is valid; only the rest needs the
             // full check.
-            let inside = self.world.contains_rect(&rect)
+            let inside = self.grid.world.contains_rect(&rect)
                 & (rect.min_x <= rect.max_x)
                 & (rect.min_y <= rect.max_y);
             if !inside {

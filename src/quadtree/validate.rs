@@ -155,7 +155,7 @@ impl<T> Quadtree<T> {
                     node.cx,
                     node.cy
                 );
-                if !self.world.contains_rect(&node.items.rect(pos)) {
+                if !self.grid.world.contains_rect(&node.items.rect(pos)) {
                     ensure!(
                         n == 0,
                         "item {} outside the world is not at the root",
