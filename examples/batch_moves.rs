@@ -16,23 +16,12 @@
 use std::time::Instant;
 
 use quadstress::{
-    oracle, BatchError, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, UpdateWorkspace,
+    oracle::{self, TestRng},
+    BatchError, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, UpdateWorkspace,
 };
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 4000.0, 4000.0);
 const SIDE: f32 = 6.0;
-
-/// A small seeded generator (xorshift64*), so the example needs no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u32 << 24) as f32
-    }
-}
 
 /// A unit's payload: its health.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,7 +37,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let frames: usize = args
         .next()
         .map_or(60, |a| a.parse().expect("FRAMES: a count"));
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // The crate's seeded test generator: the same crowd every run, no dependency.
+    let mut rng = TestRng::new(7);
 
     // Positions and velocities live beside the tree; the tree holds each unit's box.
     let mut pos: Vec<(f32, f32)> = (0..units)
