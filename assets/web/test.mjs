@@ -223,8 +223,11 @@ async function scriptedRun(context, base) {
     for (let y = 310; y < 740; y++) for (let x = 0; x < 1024; x++) moved += !shot.same(still, x, y);
     check("Space paused the demo (keys reach the canvas)", moved === 0, `${moved} pixels changed`);
 
-    // Node outlines: O hides them; what disappears includes the root's split line down the
-    // middle (world x = 1536, screen x = 512) and other split lines.
+    // Node outlines: O shows the leaves' only, a second O hides them; what disappears includes
+    // the root's split line down the middle (world x = 1536, screen x = 512) and other split
+    // lines.
+    await page.keyboard.press("KeyO");
+    await page.waitForTimeout(300);
     await page.keyboard.press("KeyO");
     await page.waitForTimeout(500);
     const bare = new Shot(await page.screenshot());

@@ -190,6 +190,8 @@ pub struct App {
     world_scale: f32,
     /// The stress test's ramp (see `ramp`).
     pub ramp: RampRun,
+    /// Simulated seconds so far: the steps begun, times the step.
+    sim_seconds: f64,
 }
 
 impl App {
@@ -236,6 +238,7 @@ impl App {
             renderer: String::new(),
             world_scale: 1.0,
             ramp: RampRun::new(DEFAULT_BUDGET_MS),
+            sim_seconds: 0.0,
         })
     }
 
@@ -333,6 +336,12 @@ impl App {
     /// Where the simulation is, for the stepper to take it away and bring it back.
     pub fn sim_slot(&mut self) -> &mut SimSlot {
         &mut self.sim
+    }
+
+    /// Simulated seconds so far (the steps begun times the step): what the marks of changed
+    /// leaves age by, so that they stand still while paused.
+    pub fn sim_seconds(&self) -> f64 {
+        self.sim_seconds
     }
 
     /// Seconds on the app's clock.
@@ -645,6 +654,7 @@ impl App {
         if self.report_shown() {
             self.probe.run(self.sim.get(), self.clock);
         }
+        self.sim_seconds += f64::from(steps) * f64::from(self.fixed.step_seconds());
         steps
     }
 

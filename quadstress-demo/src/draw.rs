@@ -21,7 +21,7 @@ use super::panel;
 use super::probe::Shape;
 use super::ramp_view;
 use super::scene::{ColorInputs, LeafChanges, Painter, Scene};
-use super::settings::{placement_name, ColorMode, GRAPH_FRAMES};
+use super::settings::{is_small_window, placement_name, ui_scale, ColorMode, GRAPH_FRAMES};
 use super::view::View;
 
 const TEXT: Color = Color::new(0.92, 0.92, 0.92, 1.0);
@@ -144,7 +144,7 @@ fn draw_overlay(app: &App, scratch: &mut Scratch) {
             // Below the quad and the controls panel, so it covers neither.
             let mut below = qy + qh;
             if app.display.panel_shown() {
-                below = below.max(panel::position(sw).y + panel::HEIGHT);
+                below = below.max(panel::bottom(sw, sh));
             }
             draw_hint(below, overlay);
         }
@@ -155,10 +155,11 @@ fn draw_overlay(app: &App, scratch: &mut Scratch) {
             draw_report(app, text, overlay);
         }
         if let Some(message) = app.message() {
-            let y = sh - 16.0;
-            draw_rectangle(0.0, y - 18.0, sw, 26.0, PANEL);
-            overlay.add_box(0.0, y - 18.0, sw, 26.0);
-            draw_text(message, 10.0, y, 20.0, TEXT);
+            let s = scale().max(1.0);
+            let y = sh - 16.0 * s;
+            draw_rectangle(0.0, y - 18.0 * s, sw, 26.0 * s, PANEL);
+            overlay.add_box(0.0, y - 18.0 * s, sw, 26.0 * s);
+            draw_text(message, 10.0, y, 20.0 * s, TEXT);
         }
         // Under the help, which covers everything else.
         if let Some((x, y, w, h)) = ramp_view::show(app, sw, sh) {
@@ -208,13 +209,20 @@ fn overlay_key(app: &App, stats: &TreeStats, quad_bottom: u32) -> u64 {
     h.finish()
 }
 
-/// Text size and line step for the window: smaller in a small window.
+/// Text size and line step for the window: smaller in a small window, larger in a big one.
 fn text_size() -> (f32, f32) {
-    if screen_width() < 800.0 || screen_height() < 560.0 {
+    let (w, h) = (screen_width(), screen_height());
+    if is_small_window(w, h) {
         (14.0, 15.0)
     } else {
-        (18.0, 19.0)
+        let s = ui_scale(w, h);
+        (18.0 * s, 19.0 * s)
     }
+}
+
+/// The scale of the window's text beside the normal size (1 in a small window).
+fn scale() -> f32 {
+    text_size().0 / 18.0
 }
 
 /// Draws `text` in a panel at `(x, y)` (or right-aligned to `x` if `right`), at least `min_w`
@@ -313,7 +321,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
     );
     profile_lines(app, hud);
     hud.push_str("\nms: last [mean] (max) of 3 s   H: help   tab: hide   P: panel");
-    if screen_height() < 420.0 || screen_width() < 480.0 {
+    if is_small_window(screen_width(), screen_height()) {
         // A small window keeps the world visible: the first two lines and the legend.
         let end = hud.match_indices('\n').nth(1).map_or(hud.len(), |(i, _)| i);
         hud.truncate(end);
@@ -330,7 +338,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
         return;
     }
     let (_, step) = text_size();
-    let graph_h = 30.0;
+    let graph_h = 30.0 * scale();
     let (w, h) = panel(
         hud,
         (4.0, 4.0),
@@ -409,7 +417,8 @@ fn profile_lines(app: &App, hud: &mut String) {
 /// lines at 16.7 ms (60 FPS) and 33.3 ms (30 FPS), labelled in a margin right of the bars so
 /// that no bar covers a label.
 fn draw_frame_graph(app: &App, x: f32, y: f32, w: f32, h: f32) {
-    let label_w = measure_text("33.3", None, 13, 1.0).width + 6.0;
+    let size = 13.0 * scale();
+    let label_w = measure_text("33.3", None, size as u16, 1.0).width + 6.0;
     let bars_w = (w - label_w).max(1.0);
     let bar = bars_w / GRAPH_FRAMES as f32;
     let full_scale_ms = (app.graph.slowest_ms() * 1.1).max(40.0);
@@ -423,8 +432,12 @@ fn draw_frame_graph(app: &App, x: f32, y: f32, w: f32, h: f32) {
     for (ms, label, above) in [(16.7, "16.7", false), (33.3, "33.3", true)] {
         let ly = y + h - (ms / full_scale_ms) * h;
         draw_line(x, ly, x + bars_w, ly, 1.0, Color::new(1.0, 1.0, 1.0, 0.6));
-        let baseline = if above { ly + 3.0 } else { ly + 11.0 };
-        draw_text(label, x + bars_w + 4.0, baseline, 13.0, TEXT);
+        let baseline = if above {
+            ly + 0.25 * size
+        } else {
+            ly + 0.85 * size
+        };
+        draw_text(label, x + bars_w + 4.0, baseline, size, TEXT);
     }
 }
 

@@ -1,6 +1,7 @@
 //! The demo's raw OpenGL, in one place: the calls miniquad does not wrap (reading the
 //! renderer's name, reading a render target back, blitting the canvas) and the hand-over
-//! between macroquad's batches and the demo's own draws. Everything else in the demo is safe
+//! between macroquad's batches and the demo's own draws; and the one raw X11 call, asking
+//! the screen's size before the window opens. Everything else in the demo is safe
 //! code; this module is the one allowed `unsafe` (see `main.rs`), each block with the reason
 //! it holds.
 //!
@@ -31,6 +32,49 @@ pub fn renderer_name() -> String {
     }
     #[cfg(target_arch = "wasm32")]
     "WebGL".to_owned()
+}
+
+/// The X screen's size in pixels, asked before the window opens (through the same libX11
+/// miniquad loads); `None` without an X display, or off Linux and the BSDs.
+pub fn x11_screen_size() -> Option<(u32, u32)> {
+    #[cfg(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android")),
+        not(target_arch = "wasm32")
+    ))]
+    {
+        use macroquad::miniquad::native::linux_x11::libx11::{_XPrivDisplay, LibX11};
+        let x = LibX11::try_load().ok()?;
+        // SAFETY: the display is checked for null before use and closed before returning;
+        // its default screen index comes from the display itself and indexes its screen
+        // array, as Xlib's `DefaultScreenOfDisplay` does.
+        unsafe {
+            // Xlib asks for this before any other call of a threaded program; miniquad calls
+            // it again when it opens its own display, which Xlib allows.
+            (x.XInitThreads)();
+            let display = (x.XOpenDisplay)(std::ptr::null());
+            if display.is_null() {
+                return None;
+            }
+            let private = display as _XPrivDisplay;
+            let screen = (*private)
+                .screens
+                .offset((*private).default_screen as isize);
+            let size = ((*screen).width, (*screen).height);
+            (x.XCloseDisplay)(display);
+            // Unloading libX11 here and loading it again in miniquad leaves it unable to
+            // open the display: the library stays loaded, as it does for the window anyway.
+            std::mem::forget(x);
+            let (w, h) = (u32::try_from(size.0).ok()?, u32::try_from(size.1).ok()?);
+            (w > 0 && h > 0).then_some((w, h))
+        }
+    }
+    #[cfg(not(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android")),
+        not(target_arch = "wasm32")
+    )))]
+    None
 }
 
 /// What the window's context can do, as far as the demo's routes care.

@@ -6,14 +6,16 @@
 //! A scripted run sets a control with `--panel NAME=VALUE@FRAME`: the value goes into the
 //! control's widget as if typed or clicked there, and on through the same path.
 
+use macroquad::color::Color;
 use macroquad::hash;
 use macroquad::input::{is_key_pressed, is_mouse_button_down, KeyCode, MouseButton};
-use macroquad::math::{vec2, Vec2};
-use macroquad::ui::{root_ui, widgets, Ui};
+use macroquad::math::{vec2, RectOffset, Vec2};
+use macroquad::ui::{root_ui, widgets, Skin, Ui};
 
 use super::app::App;
 use super::controls::{Action, Binding};
 use super::panel_controls::{Control, Field, Kind, Value, CONTROLS};
+use super::settings::ui_scale;
 
 /// The panel's width in pixels.
 pub const WIDTH: f32 = 300.0;
@@ -24,19 +26,69 @@ const MARGIN: f32 = 4.0;
 /// Top edge: below the blue quad's report, so the two never overlap.
 const TOP: f32 = 140.0;
 
-/// Sizes of a number's `-` and `+` and of its box, and of a toggle's button.
+/// Sizes of a number's `-` and `+` and of its box, and of a toggle's button (at scale 1).
 const STEP_BUTTON: Vec2 = Vec2::new(22.0, 20.0);
 const NUMBER_BOX: Vec2 = Vec2::new(76.0, 20.0);
 const TOGGLE_BUTTON: Vec2 = Vec2::new(50.0, 20.0);
 
+/// macroquad's default skin with its fonts, margins and title bar `scale` times larger (its
+/// colours, without the combo box's arrow image, which does not scale).
+fn scaled_skin(ui: &Ui, scale: f32) -> Skin {
+    let font = (16.0 * scale).round() as u16;
+    let rgba = |r, g, b, a| Color::from_rgba(r, g, b, a);
+    let m = 2.0 * scale;
+    let margin = RectOffset::new(m, m, m, m);
+    let style = || ui.style_builder().font_size(font);
+    Skin {
+        label_style: style()
+            .margin(margin)
+            .text_color(rgba(0, 0, 0, 255))
+            .color_inactive(rgba(0, 0, 0, 128))
+            .build(),
+        button_style: style()
+            .margin(margin)
+            .color(rgba(204, 204, 204, 235))
+            .color_clicked(rgba(187, 187, 187, 255))
+            .color_hovered(rgba(170, 170, 170, 235))
+            .color_selected(rgba(150, 150, 150, 255))
+            .color_selected_hovered(rgba(140, 140, 140, 255))
+            .text_color(rgba(0, 0, 0, 255))
+            .build(),
+        combobox_style: style()
+            .margin(margin)
+            .color_inactive(rgba(238, 238, 238, 128))
+            .text_color(rgba(0, 0, 0, 255))
+            .color(rgba(220, 220, 220, 255))
+            .build(),
+        editbox_style: style()
+            .text_color(rgba(0, 0, 0, 255))
+            .color_selected(rgba(200, 200, 200, 255))
+            .build(),
+        window_titlebar_style: style()
+            .color(rgba(68, 68, 68, 255))
+            .color_inactive(rgba(102, 102, 102, 127))
+            .text_color(rgba(0, 0, 0, 255))
+            .build(),
+        margin: m,
+        title_height: 14.0 * scale,
+        ..ui.default_skin()
+    }
+}
+
 /// Draws control `c`'s widget holding `value`; the user's edits land in `value`. A number
 /// typed into its box applies on Enter; a typed value the control refuses comes back as the
 /// reason.
-fn widget(c: &Control, ui: &mut Ui, text: &mut PanelText, value: &mut Value) -> Option<String> {
+fn widget(
+    c: &Control,
+    ui: &mut Ui,
+    text: &mut PanelText,
+    value: &mut Value,
+    scale: f32,
+) -> Option<String> {
     let id = hash!(c.name);
     match (c.kind, value) {
         (kind @ Kind::Number { whole, .. }, Value::Number(v)) => {
-            if widgets::Button::new("-").size(STEP_BUTTON).ui(ui) {
+            if widgets::Button::new("-").size(STEP_BUTTON * scale).ui(ui) {
                 *v = kind.step(*v, false);
             }
             ui.same_line(0.0);
@@ -46,7 +98,7 @@ fn widget(c: &Control, ui: &mut Ui, text: &mut PanelText, value: &mut Value) -> 
                 kind.format(*v, &mut text.number);
             }
             let digits = |ch: char| ch.is_ascii_digit() || (!whole && ch == '.');
-            let typed = widgets::Editbox::new(hash!(c.name, "box"), NUMBER_BOX)
+            let typed = widgets::Editbox::new(hash!(c.name, "box"), NUMBER_BOX * scale)
                 .multiline(false)
                 .filter(&digits)
                 .ui(ui, &mut text.number);
@@ -54,7 +106,7 @@ fn widget(c: &Control, ui: &mut Ui, text: &mut PanelText, value: &mut Value) -> 
                 text.editing = Some(c.field);
             }
             ui.same_line(0.0);
-            if widgets::Button::new("+").size(STEP_BUTTON).ui(ui) {
+            if widgets::Button::new("+").size(STEP_BUTTON * scale).ui(ui) {
                 *v = kind.step(*v, true);
                 text.editing = None;
             }
@@ -81,7 +133,7 @@ fn widget(c: &Control, ui: &mut Ui, text: &mut PanelText, value: &mut Value) -> 
             // The state in words, not only in a shade.
             let state = if *on { "ON" } else { "off" };
             if widgets::Button::new(state)
-                .size(TOGGLE_BUTTON)
+                .size(TOGGLE_BUTTON * scale)
                 .selected(*on)
                 .ui(ui)
             {
@@ -97,9 +149,19 @@ fn widget(c: &Control, ui: &mut Ui, text: &mut PanelText, value: &mut Value) -> 
     None
 }
 
-/// Where the panel is in a `width`-pixel-wide window: top-left corner.
-pub fn position(width: f32) -> Vec2 {
-    vec2((width - WIDTH - MARGIN).max(0.0), TOP)
+/// The panel's top-left corner and size in a `width` x `height` window: at the right edge,
+/// below the blue quad's report where the window is tall enough, scaled with the text.
+pub fn layout(width: f32, height: f32) -> (Vec2, Vec2) {
+    let s = ui_scale(width, height);
+    let size = vec2(WIDTH, HEIGHT) * s;
+    let top = (TOP * s).min(height - size.y - MARGIN).max(0.0);
+    (vec2((width - size.x - MARGIN).max(0.0), top), size)
+}
+
+/// The panel's bottom edge in a `width` x `height` window.
+pub fn bottom(width: f32, height: f32) -> f32 {
+    let (at, size) = layout(width, height);
+    at.y + size.y
 }
 
 /// Whether screen point `(x, y)` is over the panel, whose clicks are not the world's.
@@ -129,6 +191,8 @@ pub struct PanelText {
     number: String,
     /// The control whose number the user is typing (applied on Enter).
     editing: Option<Field>,
+    /// The skin for the panel at a scale above 1, made when the scale changes.
+    skin: Option<(f32, Skin)>,
 }
 
 /// Shows the panel (when shown with the statistics panel) and applies the user's edits and the
@@ -136,7 +200,7 @@ pub struct PanelText {
 pub fn show(
     app: &mut App,
     scripted: &[(&'static Control, Value)],
-    screen_width: f32,
+    (screen_width, screen_height): (f32, f32),
     text: &mut PanelText,
 ) {
     let scripted_value = |c: &Control| {
@@ -154,19 +218,27 @@ pub fn show(
         return;
     }
     let mut ui = root_ui();
-    let window = widgets::Window::new(
-        hash!("controls panel"),
-        position(screen_width),
-        vec2(WIDTH, HEIGHT),
-    )
-    .label("controls (P: hide, H: keys)")
-    .movable(false);
+    let (at, size) = layout(screen_width, screen_height);
+    let scale = ui_scale(screen_width, screen_height);
+    if scale != 1.0 {
+        if text.skin.as_ref().is_none_or(|(s, _)| *s != scale) {
+            text.skin = Some((scale, scaled_skin(&ui, scale)));
+        }
+        if let Some((_, skin)) = &text.skin {
+            ui.push_skin(skin);
+        }
+    }
+    // One window per scale: macroquad lays a window's rows out in the width it was made with.
+    let id = hash!("controls panel", (scale * 2.0) as u32);
+    let window = widgets::Window::new(id, at, size)
+        .label("controls (P: hide, H: keys)")
+        .movable(false);
     let _ = window.ui(&mut ui, |ui| {
         for c in CONTROLS {
             let current = app.read(c);
             let mut value = scripted_value(c).unwrap_or(current);
             c.caption_with_key(&mut text.caption);
-            if let Some(refused) = widget(c, ui, text, &mut value) {
+            if let Some(refused) = widget(c, ui, text, &mut value, scale) {
                 app.say(format_args!("{refused}"));
             }
             if value != current {
@@ -174,6 +246,9 @@ pub fn show(
             }
         }
     });
+    if scale != 1.0 && text.skin.is_some() {
+        ui.pop_skin();
+    }
 }
 
 #[cfg(test)]

@@ -406,7 +406,7 @@ impl Scene {
                 self.outlines[*at] = (b, color);
                 *at += 1;
             }
-            changes.update(app.now());
+            changes.update(app.sim_seconds());
             let [r, g, b] = FLASH.0;
             for &(rect, age) in &changes.recent {
                 let alpha = (f64::from(FLASH.1) * (1.0 - age / FLASH_SECONDS)).round() as u8;
@@ -472,7 +472,7 @@ impl Scene {
 const PROBE_EDGE: f32 = 3.0;
 /// Thickness of a changed leaf's edge, in pixels.
 const FLASH_EDGE: f32 = 2.0;
-/// How long a leaf that split or merged stays marked, in seconds.
+/// How long a leaf that split or merged stays marked, in simulated seconds.
 const FLASH_SECONDS: f64 = 1.0;
 
 /// A ring of `thickness` pixels around the circle of radius `r` about `(cx, cy)`, as one or

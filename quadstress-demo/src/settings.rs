@@ -28,6 +28,26 @@ pub const MAX_NEAREST: usize = 1000;
 /// The largest zoom, in screen pixels per world unit: an 8-unit particle is 32 px wide.
 pub const MAX_ZOOM: f32 = 4.0;
 
+/// How much larger than at 1280x900 the text and the controls panel are drawn in a
+/// `width` x `height` window: 1, 1.5 or 2 (a few sizes, so the font atlas holds every glyph
+/// before the first frame).
+pub fn ui_scale(width: f32, height: f32) -> f32 {
+    let k = (width / 1280.0).min(height / 900.0);
+    if k >= 2.0 {
+        2.0
+    } else if k >= 1.5 {
+        1.5
+    } else {
+        1.0
+    }
+}
+
+/// Whether a window is small: the HUD then shows its first lines and the legend only, its
+/// text is smaller, and the controls panel starts hidden (`P` shows it).
+pub fn is_small_window(width: f32, height: f32) -> bool {
+    width < 720.0 || height < 560.0
+}
+
 /// Most particles the demo's world holds: [`MAX_COVERAGE`] of its area.
 pub fn particle_cap() -> usize {
     particle_cap_of(WORLD)
@@ -226,6 +246,17 @@ mod tests {
         assert_eq!(Renderer::choose(forced, gpu, false).0, Renderer::Canvas);
         let canvas = Some(Renderer::Canvas);
         assert_eq!(Renderer::choose(canvas, gpu, true).0, Renderer::Canvas);
+    }
+
+    #[test]
+    fn big_windows_draw_larger_and_small_ones_collapse() {
+        assert_eq!(ui_scale(1024.0, 768.0), 1.0);
+        assert_eq!(ui_scale(1280.0, 900.0), 1.0);
+        assert_eq!(ui_scale(1920.0, 1400.0), 1.5);
+        assert_eq!(ui_scale(2560.0, 1800.0), 2.0);
+        assert_eq!(ui_scale(2560.0, 1600.0), 1.5);
+        assert!(is_small_window(640.0, 480.0));
+        assert!(!is_small_window(1024.0, 768.0));
     }
 
     #[test]

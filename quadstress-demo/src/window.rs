@@ -13,17 +13,21 @@ use crate::instanced::Instanced;
 use crate::ramp::Sample;
 use crate::scene::Painter;
 use crate::script::{FrameTimes, Script};
-use crate::settings::Renderer;
+use crate::settings::{is_small_window, Renderer};
 use crate::stepper::Stepper;
 use crate::view::{Camera, View};
 use crate::{controls, draw, gl, panel, platform, ramp_window};
 
-/// The window: title, default size, resizable.
+/// The window's size at start where the screen has room for it.
+const START_SIZE: (u32, u32) = (1280, 900);
+
+/// The window: title, resizable, 1280x900 or the screen's size where that is smaller.
 pub fn window_conf() -> Conf {
+    let screen = gl::x11_screen_size().unwrap_or(START_SIZE);
     Conf {
         window_title: "quadstress".to_owned(),
-        window_width: 1024,
-        window_height: 768,
+        window_width: START_SIZE.0.min(screen.0) as i32,
+        window_height: START_SIZE.1.min(screen.1) as i32,
         window_resizable: true,
         ..Default::default()
     }
@@ -91,8 +95,17 @@ fn warm_font_atlas() {
     let font = macroquad::text::get_default_font();
     // `draw_text` scales its size by the display's density, rounding up.
     let dpi = macroquad::miniquad::window::dpi_scale();
-    for size in TEXT_SIZES {
-        font.populate_font_cache(&glyphs, (f32::from(size) * dpi).ceil() as u16);
+    // At every scale the text is drawn at in a big window (`settings::ui_scale`).
+    for scale in [1.0f32, 1.5, 2.0] {
+        // The help's keys and title are 4 and 6 above the text; the panel's font is 16.
+        let extra = [18.0 * scale + 4.0, 18.0 * scale + 6.0, 16.0 * scale];
+        for size in TEXT_SIZES
+            .map(|s| f32::from(s) * scale)
+            .into_iter()
+            .chain(extra)
+        {
+            font.populate_font_cache(&glyphs, (size.round() * dpi).ceil() as u16);
+        }
     }
 }
 
@@ -182,6 +195,10 @@ async fn run(mut app: App, args: Args) {
             "direct"
         }
     );
+    // A small window starts with the world in view: the panel opens with `P`.
+    if is_small_window(screen_width(), screen_height()) {
+        app.display.panel = false;
+    }
     let mut stepper = Stepper::new(args.overlap == Switch::On);
     let mut script = Script::new(&args);
     let mut panel_text = panel::PanelText::default();
@@ -222,7 +239,7 @@ async fn run(mut app: App, args: Args) {
         panel::show(
             &mut app,
             script.panel_settings(),
-            screen_width(),
+            (screen_width(), screen_height()),
             &mut panel_text,
         );
         script.move_quad(&mut app);
