@@ -320,7 +320,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
         if sim.config().gravity_on { "on" } else { "off" },
     );
     profile_lines(app, hud);
-    hud.push_str("\nms: last [mean] (max) of 3 s   H: help   tab: hide   P: panel");
+    hud.push_str("\nms: last [mean] (max) of 3 s\nH: help   tab: hide   P: panel");
     if is_small_window(screen_width(), screen_height()) {
         // A small window keeps the world visible: the first two lines and the legend.
         let end = hud.match_indices('\n').nth(1).map_or(hud.len(), |(i, _)| i);
@@ -369,15 +369,15 @@ impl std::fmt::Display for Fps {
 
 /// The frame graph's colours in words.
 const GRAPH_COLORS: [(&str, Color); 3] = [
-    ("60 FPS or more", Color::new(0.4, 0.9, 0.5, 1.0)),
-    ("30 or more", Color::new(1.0, 0.8, 0.3, 1.0)),
+    ("60 FPS", Color::new(0.4, 0.9, 0.5, 1.0)),
+    ("30", Color::new(1.0, 0.8, 0.3, 1.0)),
     ("fewer", Color::new(1.0, 0.35, 0.3, 1.0)),
 ];
 
 /// The frame graph's legend, one line from `(x, y)` (the text's baseline).
 fn draw_graph_legend(x: f32, y: f32) {
     let (size, _) = text_size();
-    let label = "frame times:";
+    let label = "frames at:";
     draw_text(label, x, y, size, TEXT);
     let mut x = x + measure_text(label, None, size as u16, 1.0).width + 8.0;
     for (text, color) in GRAPH_COLORS {
@@ -509,12 +509,12 @@ fn brute_force_line(app: &App, out: &mut String) {
         Some(brute_ms) if n >= 2 && brute_ms > 0.0 => {
             let _ = write!(
                 out,
-                "tree {tree_ms:.1} ms; brute force ~{brute_ms:.0} ms ({:.0}x)",
+                "broad phase {tree_ms:.1} ms; brute force ~{brute_ms:.0} ms ({:.0}x)",
                 brute_ms / tree_ms.max(1e-3)
             );
         }
         _ => {
-            let _ = write!(out, "tree {tree_ms:.1} ms; brute force: timing");
+            let _ = write!(out, "broad phase {tree_ms:.1} ms; brute force: timing");
         }
     }
 }
