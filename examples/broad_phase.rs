@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example broad_phase [BOXES] [FRAMES]` (default 20,000 boxes, 60
 //! frames). Each frame moves every box with `update`, bouncing off the walls, then lists the
-//! intersecting pairs with `pairs` into a reused `Vec`; the last line gives the time per
+//! intersecting pairs with `query_pairs` into a reused `Vec`; the last line gives the time per
 //! frame. The first frame's pairs are checked against brute force.
 
 use std::time::Instant;

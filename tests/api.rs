@@ -199,7 +199,7 @@ fn callbacks_stop_with_a_value() {
     }
 }
 
-/// `iter_rect` finds the oracle's items with their stored rectangles and payloads; a clone of
+/// `iter_in_rect` finds the oracle's items with their stored rectangles and payloads; a clone of
 /// a half-used iterator yields the same rest; a bad query is refused.
 #[test]
 fn the_region_iterator_finds_what_brute_force_finds() {

@@ -356,7 +356,7 @@ fn boxes_1m_800x600() -> bool {
         let (tq, hits) = median(3, || tree_queries(&tree, &queries, &mut out));
         line(&format!("{t}.random_queries_10k"), ms(tq), "ms");
         let (tv, visits) = median(3, || tree_visits(&tree, &queries));
-        assert_eq!(visits, hits, "{t}: visits and query_rect disagree");
+        assert_eq!(visits, hits, "{t}: visits and query_in_rect disagree");
         line(&format!("{t}.random_queries_10k_visit"), ms(tv), "ms");
         counts.push((label, hits));
         let s = tree.stats();
@@ -659,7 +659,7 @@ fn queries_10x10() -> bool {
         line(&format!("{p}.{label}"), ms(t), "ms");
         counts.push((label, c));
         let (t, v) = median(5, || tree_visits(&tree, &queries));
-        assert_eq!(v, c, "{label}: visits and query_rect disagree");
+        assert_eq!(v, c, "{label}: visits and query_in_rect disagree");
         line(&format!("{p}.{label}_visit"), ms(t), "ms");
     }
     let (_, c) = best_grid(p, 2.0, |grid| {

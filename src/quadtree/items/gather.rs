@@ -1,4 +1,4 @@
-//! The scans that append handles to a `Vec` (`query_rect`): hits go straight from the block
+//! The scans that append handles to a `Vec` (`query_in_rect`): hits go straight from the block
 //! test into the output, with no per-hit callback.
 
 use std::ops::ControlFlow;
@@ -9,7 +9,7 @@ use crate::quadtree::{Entry, ItemId, Rect, TreeId};
 
 impl<T> ItemList<T> {
     /// Appends the handle of every entry whose rectangle intersects `r` (closed), in list
-    /// order; `hits` is the block test (a query picks it once, see `Quadtree::query_rect`).
+    /// order; `hits` is the block test (a query picks it once, see `Quadtree::query_in_rect`).
     /// Most blocks a query tests hold no hit, so a block costs one test and one branch on its
     /// mask, and only hits are written to `out`.
     #[inline(always)]

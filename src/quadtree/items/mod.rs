@@ -1,6 +1,6 @@
 //! A node's item list: the entries (handle and payload), and their rectangles in blocks of
 //! eight with one array per edge, so that one rectangle is tested against eight stored ones
-//! with a few vector instructions (the pair search and `query_rect` spend most of their time
+//! with a few vector instructions (the pair search and `query_in_rect` spend most of their time
 //! there). The blocks are the only copy of the rectangles: a second one in each entry cost
 //! 16 bytes per item, which a one-by-one build of a million items paid in page faults.
 //!

@@ -219,7 +219,7 @@ impl<T> ItemList<T> {
 
     /// Calls `f(a, b)` for every pair of items here whose rectangles intersect (closed),
     /// `a` before `b` in the list, until `f` returns `Break`; `hits` is the block test (the
-    /// pair search picks it once, see `pairs`).
+    /// pair search picks it once, see `pairs.rs`).
     ///
     /// Each item meets the items before it: a list's last block is usually part-full, and
     /// this way its few items meet the full blocks, rather than every item of the full blocks

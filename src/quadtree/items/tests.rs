@@ -456,7 +456,7 @@ fn groups_bands_and_runs_follow(seed: u64, sort_every: usize, steps: usize) {
         if let Some(avx) = Avx::detect() {
             let gathered = avx.run(|| sorted_gather(&|l, r| l.hits_avx(avx, r)));
             assert_eq!(gathered, want);
-            // The entry point `query_rect` calls.
+            // The entry point `query_in_rect` calls.
             let mut direct = Vec::new();
             items.gather_hits_avx(&q, &mut direct, &mut None, avx);
             let mut direct: Vec<usize> = direct.iter().map(|id| id.index as usize).collect();
