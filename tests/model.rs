@@ -176,7 +176,11 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
             // The iterator form: the same items, each with its stored rectangle and payload.
             let mut iterated = Vec::new();
             for item in tree.iter_in_rect(&q) {
-                assert_eq!((item.rect, *item.value), model[&item.id], "iter_in_rect {q:?}");
+                assert_eq!(
+                    (item.rect, *item.value),
+                    model[&item.id],
+                    "iter_in_rect {q:?}"
+                );
                 iterated.push(item.id);
             }
             assert_eq!(sorted(iterated), want, "iter_in_rect {q:?}");
