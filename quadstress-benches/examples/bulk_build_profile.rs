@@ -12,7 +12,9 @@
 //! ```
 //!
 //! With `PAIRS=1`, each build is followed by a serial search for all colliding pairs
-//! (`for_each_pair`), as the table bench's `pairs` rows time them from scratch.
+//! (`for_each_pair`), as the table bench's `pairs` rows time them from scratch; with `PAR=1`
+//! too, by `par_pairs` into a kept `PairWorkspace`. Under callgrind, `--separate-threads=yes`
+//! then shows how the parallel build and search share their work between the threads.
 //!
 //! `pN` is N boxes of side 2 at constant density on a 0.25 grid (world side `sqrt(N) * 4`),
 //! the table bench's `pairs` workload in shape, from its own generator so that the driver
@@ -74,6 +76,7 @@ fn run() {
     let parallel = std::env::var("PAR").is_ok();
     let with_pairs = std::env::var("PAIRS").is_ok();
     let mut found = 0u64;
+    let mut ws = quadstress::PairWorkspace::new();
     let mut rebuild = |tree: &mut Quadtree<u32>| {
         tree.clear();
         ids.clear();
@@ -84,7 +87,10 @@ fn run() {
             let items = rects.iter().enumerate().map(|(i, r)| (*r, i as u32));
             tree.insert_many(items, &mut ids).unwrap();
         }
-        if with_pairs {
+        if with_pairs && parallel {
+            ws.clear();
+            found += tree.par_pairs(&mut ws, |a, b| Some((*a.value, *b.value))) as u64;
+        } else if with_pairs {
             tree.for_each_pair(|_, _| found += 1);
         }
     };

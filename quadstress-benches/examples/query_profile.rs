@@ -6,12 +6,13 @@
 //! `queries_10x10` workload's shape); `SAME=1` puts every query at one place. `GRID=side`
 //! runs the same queries (visited) on the bench's grid with cells of that side instead, and
 //! with `AB=1` alternates the tree and the grid, five rounds, and prints the fastest round of
-//! each and their ratio: a comparison under the same load on a shared machine.
+//! each and their ratio: a comparison under the same load on a shared machine. `ONE_BY_ONE=1`
+//! builds the tree with one `insert` per box instead of `insert_many`.
 //!
 //! ```text
 //! cargo build --release --example query_profile
 //! ./target/release/examples/query_profile 10000
-//! SMALL=1 GRID=3.003 AB=1 ./target/release/examples/query_profile 100000
+//! SMALL=1 GRID=3.03 AB=1 ./target/release/examples/query_profile 100000
 //! valgrind --tool=callgrind --toggle-collect='*for_each_in_rect*' \
 //!     ./target/release/examples/query_profile 2000
 //! ```
@@ -51,9 +52,16 @@ fn main() {
             Rect::from_min_size(x, y, side, side)
         })
         .collect();
-    // The bulk build leaves the straddlers sorted.
-    let items = all_rects.iter().zip(0..).map(|(r, i)| (*r, i));
-    tree.insert_many(items, &mut ids).unwrap();
+    // The bulk build leaves the straddlers sorted. `ONE_BY_ONE=1`: one `insert` per box
+    // instead, as the table bench's `queries_10x10` builds its tree.
+    if std::env::var("ONE_BY_ONE").is_ok() {
+        for (i, r) in all_rects.iter().enumerate() {
+            tree.insert(*r, i as u32).unwrap();
+        }
+    } else {
+        let items = all_rects.iter().zip(0..).map(|(r, i)| (*r, i));
+        tree.insert_many(items, &mut ids).unwrap();
+    }
     // `SAME=1`: every query at the first one's place, so its items stay in the caches.
     let same = std::env::var("SAME").is_ok();
     let rects: Vec<Rect> = (0..queries)

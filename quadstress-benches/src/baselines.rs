@@ -91,10 +91,11 @@ impl UniformGrid {
     }
 
     /// Cell sides worth trying for boxes at most `largest` wide or tall: once, 1.5, twice
-    /// and three times that, each a hair over it so that the box and its rounding stay
-    /// inside one cell. The bench times each and reports the best.
+    /// and three times that, each 1% over it, so that boxes whose moves have rounded their
+    /// sides a little above `largest` still fit a cell. The bench times each and reports the
+    /// best.
     pub fn cells_for(largest: f32) -> [f32; 4] {
-        [1.0, 1.5, 2.0, 3.0].map(|k| largest * k * 1.001)
+        [1.0, 1.5, 2.0, 3.0].map(|k| largest * k * 1.01)
     }
 
     /// Sorts `rects` into the grid. Returns `false` (and leaves the grid empty) if some
