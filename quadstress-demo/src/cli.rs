@@ -99,7 +99,7 @@ pub struct Args {
 
     /// The cursor of scripted input at these world coordinates, e.g. `1000,200`: a scripted
     /// `--press LeftMouse@N` sprays particles there (windowed and headless alike).
-    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    #[arg(long, value_name = "X,Y", value_parser = parse_point, allow_hyphen_values = true)]
     pub pointer: Option<(f32, f32)>,
 
     /// Windowed: particles spawned at start.
@@ -128,10 +128,11 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = ColorMode::Depth)]
     pub colors: ColorMode,
 
-    /// Windowed: act as if an input of the controls table (named as in the help, e.g. `B`,
-    /// `esc`, `tab`) were pressed on frame N, e.g. `B@3`; repeatable.
+    /// Act as if an input of the controls table (named as in the help, e.g. `B`, `esc`,
+    /// `LeftMouse`) were pressed on frame N, e.g. `B@3`, or held from frame N to M, e.g.
+    /// `LeftMouse@300-400`; repeatable. Headless takes the inputs that change the simulation.
     #[arg(long, value_name = "LABEL@N", value_parser = parse_press, allow_hyphen_values = true)]
-    pub press: Vec<(String, u64)>,
+    pub press: Vec<(String, std::ops::RangeInclusive<u64>)>,
 
     /// Windowed: set a control of the controls panel on frame N, through its widget, e.g.
     /// `capacity=64@3`, `gravity=off@2`, `query=circle@1`, `clear@5` (a button); repeatable.
@@ -320,18 +321,29 @@ fn parse_zoom(s: &str) -> Result<f32, String> {
     Ok(z)
 }
 
-fn parse_press(s: &str) -> Result<(String, u64), String> {
-    let (label, frame) = s.rsplit_once('@').unwrap_or((s, "1"));
-    let frame: u64 = frame
-        .trim()
-        .parse()
-        .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
+fn parse_press(s: &str) -> Result<(String, std::ops::RangeInclusive<u64>), String> {
+    let (label, frames) = s.rsplit_once('@').unwrap_or((s, "1"));
+    let frame = |f: &str| -> Result<u64, String> {
+        let n: u64 = f
+            .trim()
+            .parse()
+            .map_err(|e| format!("bad frame in {s:?}: {e}"))?;
+        Ok(n.max(1))
+    };
+    // `N` presses on frame N; `N-M` holds the input from frame N to frame M.
+    let (first, last) = match frames.split_once('-') {
+        Some((a, b)) => (frame(a)?, frame(b)?),
+        None => (frame(frames)?, frame(frames)?),
+    };
+    if first > last {
+        return Err(format!("frames {first}-{last} run backwards in {s:?}"));
+    }
     if controls::by_label(label).next().is_none() {
         return Err(format!(
             "no input named {label:?} in the controls table (see --controls)"
         ));
     }
-    Ok((label.to_owned(), frame.max(1)))
+    Ok((label.to_owned(), first..=last))
 }
 
 fn parse_panel(s: &str) -> Result<(&'static Control, Value, u64), String> {

@@ -221,9 +221,18 @@ pub fn label_of(action: Action) -> Option<&'static str> {
 
 /// The bindings a label names (`--press` uses the help's labels), case-insensitively.
 pub fn by_label(label: &str) -> impl Iterator<Item = &'static Binding> + '_ {
-    BINDINGS
-        .iter()
-        .filter(move |b| b.label.eq_ignore_ascii_case(label))
+    BINDINGS.iter().filter(move |b| same_label(b.label, label))
+}
+
+/// Whether two labels name the same input: case, spaces and underscores aside, so that
+/// `LeftMouse` and `left_mouse` name `left mouse`.
+fn same_label(a: &str, b: &str) -> bool {
+    fn key(s: &str) -> impl Iterator<Item = char> + '_ {
+        s.chars()
+            .filter(|c| *c != ' ' && *c != '_')
+            .map(|c| c.to_ascii_lowercase())
+    }
+    key(a).eq(key(b))
 }
 
 /// Whether binding `b`'s input is active this frame (macroquad's input state).
@@ -259,6 +268,16 @@ pub fn markdown_table() -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn labels_match_whatever_their_case_spaces_and_underscores() {
+        let left = |l| super::by_label(l).map(|b| b.label).collect::<Vec<_>>();
+        for label in ["left mouse", "LeftMouse", "left_mouse", "LEFT MOUSE"] {
+            assert_eq!(left(label), ["left mouse"], "{label}");
+        }
+        assert_eq!(left("-"), ["-"]);
+        assert!(left("leftmice").is_empty());
+    }
+
     use super::*;
 
     #[test]

@@ -86,6 +86,8 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
         return super::headless_ramp::run(args, out, memory, BYTES_PER_PARTICLE)?
             .map_err(Stop::Refused);
     }
+    // Refused before any work, as the flags are.
+    let mut script = super::headless_script::HeadlessScript::new(args).map_err(Stop::Refused)?;
     if args.particles > MAX_PARTICLES {
         return Err(Stop::Refused(format!(
             "--particles must be at most {MAX_PARTICLES}, got {}",
@@ -113,7 +115,8 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     config.max_particles = config.max_particles.max(args.particles);
     // The library's defaults, as in the window.
     config.tree = args.tree_config();
-    let mut sim = Simulation::new(config).map_err(|e| refuse(&e))?;
+    // Boxed: scripted input (`--press`, `--panel`) hands it to the window's app and back.
+    let mut sim = Box::new(Simulation::new(config).map_err(|e| refuse(&e))?);
     if let Some(threads) = args.threads {
         sim.set_threads(threads).map_err(|e| refuse(&e))?;
     }
@@ -151,6 +154,13 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     let last_second = (1.0 / f64::from(args.dt)).ceil().max(1.0) as u64;
     let (mut energy, mut energy_frames) = (0.0, 0u64);
     for frame in 0..frames {
+        if let Some(script) = script.as_mut() {
+            let (back, steps) = script.frame(sim);
+            sim = back;
+            if steps == 0 {
+                continue;
+            }
+        }
         let t = sim
             .step_timed(args.dt, now_seconds)
             .map_err(|e| refuse(&e))?;
@@ -166,6 +176,10 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
         }
     }
     writeln!(out, "frames: {frames} frames")?;
+    if script.is_some() {
+        // Scripted input spawns and clears: the count the run ended with.
+        writeln!(out, "particles_end: {} count", sim.len())?;
+    }
     // Statistics of no frames are left out, as in the window's report.
     for (name, times) in &mut phases {
         if let (Some(median), Some(p99)) = (times.percentile(0.5), times.percentile(0.99)) {

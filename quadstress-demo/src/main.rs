@@ -62,6 +62,7 @@ mod startup;
 mod app;
 mod headless;
 mod headless_ramp;
+mod headless_script;
 mod plot;
 mod probe;
 mod profile;
@@ -127,6 +128,7 @@ mod layers {
         ("app", 2),
         ("headless", 2),
         ("headless_ramp", 2),
+        ("headless_script", 2),
         ("plot", 2),
         ("probe", 2),
         ("profile", 2),

@@ -49,7 +49,7 @@ pub struct Script {
     /// The last frame, when the run is scripted.
     frames: Option<u64>,
     warmup: u64,
-    press: Vec<(String, u64)>,
+    press: Vec<(String, std::ops::RangeInclusive<u64>)>,
     panel: Vec<(&'static Control, Value, u64)>,
     right_click: Option<(f32, f32)>,
     move_quad: Option<(f32, f32)>,
@@ -109,7 +109,7 @@ impl Script {
     /// Does this frame's `--press` inputs, as the controls table would with the pointer at
     /// `pointer`.
     pub fn press(&self, app: &mut App, dt: f32, view: &View, pointer: Pointer) {
-        for (label, _) in self.press.iter().filter(|(_, at)| *at == self.frame) {
+        for (label, _) in self.press.iter().filter(|(_, at)| at.contains(&self.frame)) {
             for b in controls::by_label(label) {
                 app.act(b, dt, view, pointer);
             }

@@ -235,7 +235,16 @@ async fn run(mut app: App, args: Args) {
         let view = view_of(&app);
         let pointer = controls::read_pointer();
         take_input(&mut app, dt, &view, pointer);
-        script.press(&mut app, dt, &view, pointer);
+        // `--pointer` places the scripted inputs' cursor, as headless.
+        let scripted_pointer = args.pointer.map_or(pointer, |(x, y)| {
+            let (sx, sy) = view.to_screen(x, y);
+            Pointer {
+                x: sx,
+                y: sy,
+                wheel: 0.0,
+            }
+        });
+        script.press(&mut app, dt, &view, scripted_pointer);
         panel::show(
             &mut app,
             script.panel_settings(),

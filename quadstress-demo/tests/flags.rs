@@ -483,3 +483,94 @@ fn a_ramp_cut_short_by_frames_says_so() {
     assert_eq!(value_of(&stdout, "ramp.points"), Some(2.0), "{stdout}");
     assert_eq!(ramp_points(&stdout).len(), 2);
 }
+
+/// Headless scripted input: a stream poured at `--pointer` for a second adds the cursor's
+/// 600 particles a second, as in the window, the same on any thread count; where the
+/// pointer is matters.
+#[test]
+fn a_headless_stream_pours_at_the_pointer() {
+    let pour = |pointer: &str, threads: &str| {
+        stdout_of(&[
+            "--headless",
+            "--particles",
+            "2000",
+            "--coverage",
+            "0.3",
+            "--gravity",
+            "on",
+            "--pointer",
+            pointer,
+            "--press",
+            "LeftMouse@31-90",
+            "--frames",
+            "120",
+            "--threads",
+            threads,
+        ])
+    };
+    let one = pour("300,100", "1");
+    assert_eq!(value_of(&one, "particles_end"), Some(2600.0), "{one}");
+    let hash = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("state_hash:"))
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(hash(&one), hash(&pour("300,100", "2")));
+    assert_ne!(hash(&one), hash(&pour("500,100", "1")));
+    // A pointer outside the world pours at its edge.
+    let outside = pour("-1e6,1e6", "1");
+    assert_eq!(
+        value_of(&outside, "particles_end"),
+        Some(2600.0),
+        "{outside}"
+    );
+}
+
+/// Headless `--press` and `--panel` do what they do in the window: spawn, clear, pause and
+/// single-step; inputs that only change what a window shows are refused.
+#[test]
+fn headless_presses_and_panel_settings_act_as_in_the_window() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--headless", "--particles", "300", "--frames", "6"];
+        args.extend_from_slice(extra);
+        stdout_of(&args)
+    };
+    let spawned = run(&["--panel", "spawn@2"]);
+    assert_eq!(
+        value_of(&spawned, "particles_end"),
+        Some(5300.0),
+        "{spawned}"
+    );
+    for clear in [&["--panel", "clear@3"][..], &["--press", "C@3"]] {
+        let cleared = run(clear);
+        assert_eq!(value_of(&cleared, "particles_end"), Some(0.0), "{cleared}");
+    }
+    // Paused from the first frame, no step runs (and none is timed); `.` steps once.
+    let paused = run(&["--press", "space@1"]);
+    assert!(!paused.contains("step.median"), "{paused}");
+    let stepped = run(&["--press", "space@1", "--press", ".@4"]);
+    assert!(stepped.contains("step.median"), "{stepped}");
+    let gravity = run(&["--panel", "gravity=on@1"]);
+    assert_ne!(
+        gravity.lines().last(),
+        run(&[]).lines().last(),
+        "gravity changed the particles"
+    );
+
+    for args in [
+        &["--headless", "--press", "V@2"][..],
+        &["--headless", "--press", "tab@2"],
+        &["--headless", "--panel", "colors=speed@2"],
+        &["--headless", "--panel", "world=2@2"],
+        &["--headless", "--pointer", "10,10"],
+    ] {
+        let stderr = refused(args);
+        assert!(
+            stderr.contains("window shows") || stderr.contains("add a --press"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let stderr = refused(&["--headless", "--press", "C@5-3"]);
+    assert!(stderr.contains("backwards"), "{stderr}");
+}

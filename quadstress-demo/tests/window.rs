@@ -1294,3 +1294,46 @@ impl Png {
         (info.width, info.height)
     }
 }
+
+/// `--pointer` places the scripted inputs' cursor: a held left mouse pours its stream there,
+/// as it does headless.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn a_scripted_left_mouse_pours_at_the_pointer() {
+    let shot = temp_png("pointer.png");
+    // World (2100, 1800) is screen (700, 600): clear of the statistics, the panel and the quad.
+    let stdout = run(&[
+        "--gravity",
+        "off",
+        "--pointer",
+        "2100,1800",
+        "--press",
+        "LeftMouse@2-31",
+        "--frames",
+        "32",
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ]);
+    let particles = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("particles: "))
+        .and_then(|r| r.split(' ').next()?.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("no particle count:\n{stdout}"));
+    assert!(particles > 0, "{stdout}");
+    let img = Png::read(&shot);
+    let lit = |cx: usize, cy: usize| {
+        let mut n = 0;
+        for y in cy - 30..cy + 30 {
+            for x in cx - 30..cx + 30 {
+                n +=
+                    usize::from(img.at(x, y)[..3].iter().map(|&c| u32::from(c)).sum::<u32>() > 200);
+            }
+        }
+        n
+    };
+    let (at_pointer, elsewhere) = (lit(700, 600), lit(300, 600));
+    assert!(
+        at_pointer > 40 && at_pointer > 4 * elsewhere,
+        "{at_pointer} lit pixels at the pointer, {elsewhere} elsewhere"
+    );
+}
