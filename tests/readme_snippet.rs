@@ -54,8 +54,9 @@ fn readme_snippet_builds_without_warnings_in_a_fresh_crate() {
     std::fs::write(dir.join("src/main.rs"), main).expect("main.rs");
 
     // This workspace's target directory, beside its own builds.
+    // (A relative `CARGO_TARGET_DIR` names a folder of the workspace, which is `root`.)
     let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
+        .map(|dir| root.join(PathBuf::from(dir)))
         .unwrap_or_else(|| root.join("target"))
         .join("readme-snippet");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
