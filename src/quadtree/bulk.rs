@@ -325,8 +325,9 @@ impl<T> Quadtree<T> {
         // table, and interleaved with the fill's they cost more than the extra pass.
         b.clear_items();
         self.bulk = b;
+        // The sort before the slots, which then learn the sorted places once.
+        self.sort_lists(false);
         self.point_slots();
-        self.sort_straddlers();
     }
 
     /// Stages 3 and 4 of a small build in one pass: the node lists, each reserved to its size

@@ -264,9 +264,9 @@ impl<T: Send + Sync> Quadtree<T> {
             });
         b.clear_items();
         self.bulk = b;
-        self.point_slots();
         // As `place_staged`, so that both builds make the same lists.
-        self.sort_straddlers();
+        self.sort_lists(false);
+        self.point_slots();
     }
 }
 

@@ -429,13 +429,24 @@ impl<T> Quadtree<T> {
     /// assert_eq!(after.len(), 7); // y from 98 to 101: boxes 196 to 202
     /// ```
     pub fn sort_straddlers(&mut self) {
+        self.sort_lists(true);
+    }
+
+    /// [`sort_straddlers`](Self::sort_straddlers); with `point` false the slots of the items
+    /// that moved are left as they were, for a bulk build that points every slot afterwards
+    /// (one scattered write per item fewer).
+    pub(super) fn sort_lists(&mut self, point: bool) {
         for n in 0..self.nodes.len() {
             let node = &mut self.nodes[n];
             if node.live && !node.is_leaf() {
-                let slots = &mut self.slots;
-                node.items.sort_runs(&mut self.sort_scratch, |e, at| {
-                    slots[e.id.index as usize].pos = at as u32;
-                });
+                if point {
+                    let slots = &mut self.slots;
+                    node.items.sort_runs(&mut self.sort_scratch, |e, at| {
+                        slots[e.id.index as usize].pos = at as u32;
+                    });
+                } else {
+                    node.items.sort_runs(&mut self.sort_scratch, |_, _| {});
+                }
             }
         }
     }
