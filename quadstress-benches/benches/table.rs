@@ -6,6 +6,7 @@
 //! cargo bench -p quadstress-benches --bench table                          # every workload
 //! cargo bench -p quadstress-benches --bench table -- pairs moving          # some of them
 //! cargo bench -p quadstress-benches --features peers --bench table         # with the peer crates
+//! cargo bench -p quadstress-benches --features peers --bench table -- pile_10k  # beside rapier2d
 //! cargo test --release -p quadstress-benches --features peers --bench table  # check every method against the oracle
 //! ```
 //!
@@ -25,7 +26,7 @@ use quadstress::{Config, ItemId, PairWorkspace, Placement, Quadtree, Rect, Updat
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 
-const WORKLOADS: [&str; 8] = [
+const WORKLOADS: [&str; 10] = [
     "boxes_1m_800x600",
     "insert_10k_8x8",
     "pairs",
@@ -34,6 +35,8 @@ const WORKLOADS: [&str; 8] = [
     "moving_walk",
     "clustered",
     "sim",
+    "pile_10k",
+    "pile_100k",
 ];
 
 fn main() {
@@ -86,6 +89,11 @@ fn main() {
     if run("sim") {
         sim_modes();
     }
+    for (name, n) in [("pile_10k", 10_000), ("pile_100k", 100_000)] {
+        if run(name) {
+            pile(n);
+        }
+    }
     if !ok {
         eprintln!("counts disagree between methods");
         std::process::exit(1);
@@ -98,7 +106,9 @@ fn check() {
     baselines::checks::baselines_match_the_oracle();
     #[cfg(feature = "peers")]
     peers::checks::peers_match_the_oracle();
-    let passed = if cfg!(feature = "peers") { 2 } else { 1 };
+    #[cfg(feature = "peers")]
+    quadstress_benches::pile_peer::checks::rapier_pile_is_the_simulations_scene();
+    let passed = if cfg!(feature = "peers") { 3 } else { 1 };
     println!("test result: ok. {passed} passed; 0 failed (the table's methods against the oracle)");
 }
 
@@ -881,4 +891,136 @@ fn sim_modes() {
         piled[0].0.as_secs_f64() / piled[1].0.as_secs_f64(),
         "x",
     );
+}
+
+/// Frames of the pile workloads: `PILE_FRAMES` (default 900, 15 s), and for rapier2d
+/// `PILE_RAPIER_FRAMES` (default the same; fewer at 100,000, where a frame takes about a second).
+fn pile_frames(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// What the table prints about a pile after its frames: the step time per frame and the
+/// quality figures the headless mode prints, measured by the same code.
+struct PileRow {
+    frames: usize,
+    step_mean_ms: f64,
+    step_median_ms: f64,
+    overlap: quadstress_sim::Overlap,
+    steps: quadstress_sim::ColumnSteps,
+    packing: f64,
+    energy: f64,
+}
+
+impl PileRow {
+    fn print(&self, prefix: &str) {
+        line(&format!("{prefix}.frames"), self.frames as f64, "frames");
+        line(&format!("{prefix}.step_mean"), self.step_mean_ms, "ms");
+        line(&format!("{prefix}.step_median"), self.step_median_ms, "ms");
+        println!("{prefix}.overlap_max: {:.4} fraction", self.overlap.max);
+        println!("{prefix}.overlap_mean: {:.4} fraction", self.overlap.mean);
+        println!("{prefix}.column_step_p99: {:.2} sides", self.steps.p99);
+        println!("{prefix}.column_step_max: {:.2} sides", self.steps.max);
+        println!("{prefix}.packing: {:.3} fraction", self.packing);
+        println!(
+            "{prefix}.kinetic_energy_per_particle: {:.3} units2/s2",
+            self.energy
+        );
+    }
+}
+
+/// Runs `frames` steps of `step`, timing each, with the kinetic energy per particle averaged
+/// over the last simulated second as the headless mode does; then measures the pile.
+fn run_pile(
+    config: &quadstress_sim::SimConfig,
+    frames: usize,
+    mut step: impl FnMut(),
+    mut read: impl FnMut(&mut Vec<quadstress_sim::Particle>),
+) -> PileRow {
+    use quadstress_sim::{overlap_of, pile_packing, HeightProfile, STEP_SECONDS};
+    let last_second = (1.0 / f64::from(STEP_SECONDS)).ceil() as usize;
+    let mut seconds = Vec::with_capacity(frames);
+    let mut particles = Vec::new();
+    let (mut energy, mut energy_frames) = (0.0, 0usize);
+    for frame in 0..frames {
+        let t = Instant::now();
+        step();
+        seconds.push(t.elapsed().as_secs_f64());
+        if frames - frame <= last_second {
+            read(&mut particles);
+            let ke: f64 = particles
+                .iter()
+                .map(|p| 0.5 * (f64::from(p.vx).powi(2) + f64::from(p.vy).powi(2)))
+                .sum();
+            energy += ke / particles.len().max(1) as f64;
+            energy_frames += 1;
+        }
+    }
+    read(&mut particles);
+    let (s, w) = (config.particle_size, config.world);
+    let mean = seconds.iter().sum::<f64>() / frames.max(1) as f64;
+    PileRow {
+        frames,
+        step_mean_ms: mean * 1e3,
+        step_median_ms: quadstress_sim::percentile(&mut seconds, 0.5).unwrap_or(0.0) * 1e3,
+        overlap: overlap_of(&particles, s, w, config.tree),
+        steps: HeightProfile::new()
+            .measure(&particles, w, s)
+            .unwrap_or_default(),
+        packing: pile_packing(&particles, w, s),
+        energy: energy / energy_frames.max(1) as f64,
+    }
+}
+
+/// The standard pile of issue 35: `n` particles covering half a square world under gravity,
+/// seed 1, stepped 1/60 s at a time; the simulation on one thread, and (feature `peers`)
+/// rapier2d on the same scene from the same spawn, on one thread.
+fn pile(n: usize) {
+    use quadstress_sim::{SimConfig, Simulation, STEP_SECONDS};
+    let mut config = SimConfig::with_coverage(n, 0.5);
+    config.seed = 1;
+    config.gravity_on = true;
+    config.tree = Config::default();
+    let mut sim = Simulation::new(config).unwrap();
+    sim.set_threads(1).unwrap();
+    sim.spawn_burst(n).unwrap();
+    #[cfg(feature = "peers")]
+    let spawn = sim.particles().to_vec();
+    let frames = pile_frames("PILE_FRAMES", 900);
+    let sim = std::cell::RefCell::new(sim);
+    let ours = run_pile(
+        &config,
+        frames,
+        || sim.borrow_mut().step(STEP_SECONDS).unwrap(),
+        |out| {
+            out.clear();
+            out.extend_from_slice(sim.borrow().particles());
+        },
+    );
+    ours.print(&format!("pile.{n}.quadstress_1t"));
+    #[cfg(feature = "peers")]
+    {
+        use quadstress_benches::pile_peer::RapierPile;
+        let rapier = std::cell::RefCell::new(RapierPile::new(&config, &spawn));
+        let frames = pile_frames("PILE_RAPIER_FRAMES", frames);
+        let theirs = run_pile(
+            &config,
+            frames,
+            || rapier.borrow_mut().step(),
+            |out| rapier.borrow().particles(out),
+        );
+        theirs.print(&format!("pile.{n}.rapier2d"));
+        line(
+            &format!("pile.{n}.rapier2d.sleeping"),
+            rapier.borrow().sleeping() as f64,
+            "bodies",
+        );
+        line(
+            &format!("pile.{n}.rapier2d_vs_quadstress.step_mean"),
+            theirs.step_mean_ms / ours.step_mean_ms,
+            "x",
+        );
+    }
 }

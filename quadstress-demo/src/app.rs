@@ -665,9 +665,9 @@ impl App {
             self.brute_force.refresh(self.sim.get(), self.clock);
             let p = &mut self.profile;
             p.step.push(times.step_ms);
-            p.update.push(times.update_ms);
-            p.pairs.push(times.pairs_ms);
-            p.resolve.push(times.resolve_ms);
+            for (series, (_, ms)) in p.phases.iter_mut().zip(times.by_phase()) {
+                series.push(ms);
+            }
         }
     }
 

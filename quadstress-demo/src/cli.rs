@@ -43,7 +43,7 @@ pub struct Args {
     pub threads: Option<usize>,
 
     /// Windowed: the world's width and height are this many times the default (3072 x 2304),
-    /// and the particle cap grows with its area: 2 holds about 287,000 particles.
+    /// and the particle cap grows with its area: 2 holds about 376,000 particles.
     #[arg(long, value_name = "SCALE", default_value_t = 1.0, value_parser = parse_world_scale)]
     pub world_scale: f32,
 

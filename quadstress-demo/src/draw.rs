@@ -394,13 +394,7 @@ fn profile_lines(app: &App, hud: &mut String) {
     let p = &app.profile;
     let (last, mean, max) = p.step.last_mean_max();
     let _ = write!(hud, "\nstep {last:.1} [{mean:.1}] ({max:.1}) ms");
-    let (_, tree, _) = p.update.last_mean_max();
-    let (_, pairs, _) = p.pairs.last_mean_max();
-    let (_, resolve, _) = p.resolve.last_mean_max();
-    let _ = write!(
-        hud,
-        "\n  tree [{tree:.1}]  pairs [{pairs:.1}]  resolve [{resolve:.1}]"
-    );
+    p.phase_means(hud);
     let (last, mean, max) = p.draw.last_mean_max();
     let (_, present, _) = p.present.last_mean_max();
     let _ = write!(

@@ -1,6 +1,8 @@
 //! The frame's phases over the last frames, shown like Box2D's profile: each phase's last
 //! value, its average `[ ]` and its maximum `( )`.
 
+use quadstress_sim::Phase;
+
 use super::settings::GRAPH_FRAMES;
 
 /// The last [`GRAPH_FRAMES`] values of one phase, in milliseconds.
@@ -45,11 +47,11 @@ impl Series {
 /// Per-frame timings of the window's work.
 #[derive(Clone, Debug, Default)]
 pub struct Profile {
-    /// One simulation step, and its phases (the last step of a frame that ran several).
+    /// One simulation step (the last step of a frame that ran several).
     pub step: Series,
-    pub update: Series,
-    pub pairs: Series,
-    pub resolve: Series,
+    /// Each of its phases, in [`Phase::ALL`] order: a phase the simulation adds shows up by
+    /// itself.
+    pub phases: [Series; Phase::ALL.len()],
     /// Building the frame on the CPU: colours, the canvas or the instances, the HUD.
     pub draw: Series,
     /// Handing the frame to OpenGL and showing it (`next_frame`).
@@ -58,9 +60,37 @@ pub struct Profile {
     pub step_wait: Series,
 }
 
+impl Profile {
+    /// Every phase of the step by its report name with its mean `[ ]`, three to a line, each
+    /// line starting with a newline and an indent.
+    pub fn phase_means(&self, out: &mut String) {
+        use std::fmt::Write;
+        for (k, (phase, series)) in Phase::ALL.iter().zip(&self.phases).enumerate() {
+            let (_, mean, _) = series.last_mean_max();
+            let gap = if k % 3 == 0 { "\n " } else { "" };
+            let _ = write!(out, "{gap} {} [{mean:.1}]", phase.name());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_phase_means_name_every_phase_of_the_step() {
+        let mut p = Profile::default();
+        for (k, series) in p.phases.iter_mut().enumerate() {
+            series.push(k as f64 + 0.25);
+        }
+        let mut out = String::new();
+        p.phase_means(&mut out);
+        for (k, phase) in Phase::ALL.iter().enumerate() {
+            let shown = format!(" {} [{:.1}]", phase.name(), k as f64 + 0.25);
+            assert!(out.contains(&shown), "{shown:?} missing from {out:?}");
+        }
+        assert_eq!(out.lines().count(), 1 + Phase::ALL.len().div_ceil(3));
+    }
 
     #[test]
     fn a_series_keeps_the_last_frames_mean_and_max() {

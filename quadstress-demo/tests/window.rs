@@ -662,7 +662,8 @@ fn the_panel_sets_what_the_keys_set() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!((287_000..=288_000).contains(&cap), "{cap}");
+    // 85% of a world of 6144 x 4608 units, in particles of 8 x 8.
+    assert_eq!(cap, (6144.0 * 4608.0 * 0.85 / 64.0) as usize, "{cap}");
     // Buttons: spawn adds a batch, clear empties the world, with the panel shown and with
     // it hidden.
     for hidden in [false, true] {
