@@ -163,8 +163,11 @@ impl<T> Quadtree<T> {
     /// Inserts many items at once and appends their handles to `ids`, in input order.
     ///
     /// Faster than inserting one by one, most of all into an empty tree: items go straight
-    /// to their final nodes instead of being moved down by every split. The result is the same
-    /// tree shape as one-by-one insertion of the same items would reach, with its straddlers
+    /// to their final nodes instead of being moved down by every split. The result has the same
+    /// nodes, holding the same items, as one-by-one insertion of the same items would reach
+    /// (the nodes and what each holds follow from the boxes alone; their order in
+    /// [`nodes`](Self::nodes), and the items' order within a node, depend on how the tree was
+    /// made, see [`update_many`](Self::update_many)), with its straddlers
     /// sorted for region queries as [`sort_straddlers`](Self::sort_straddlers) leaves them.
     /// Existing items keep their handles. With the `rayon` feature, `par_insert_many` builds
     /// the same tree on every core.

@@ -138,7 +138,18 @@ impl<T> Quadtree<T> {
     /// checked and placed first, the moves that stay in their nodes rewrite their rectangles
     /// in place, and only the moves that change node go through `update`'s path. A handle
     /// given twice ends at its last rectangle. With feature `rayon`, `par_update_many` does
-    /// the same on every core and leaves the same tree.
+    /// the same on every core and leaves the same tree, bit for bit, on any thread count.
+    ///
+    /// "As one `update` each" means: the same items with the same rectangles, handles and
+    /// payloads, so every query, iterator and pair search finds the same items; and the same
+    /// nodes holding the same items (which nodes exist and what each holds follow from the
+    /// boxes alone, as after a fresh build of them). What may differ is order: the order of
+    /// the nodes (as [`nodes`](Self::nodes) lists them, which is also the order the pair
+    /// search reports pairs in) and of the items within a node, because the moves that stay
+    /// in their nodes are rewritten before the others run their splits and merges, which
+    /// hand out node blocks in another order. A simulation that depends on the pair order
+    /// stays deterministic as long as it makes the same calls on every run: `update_many` and
+    /// `par_update_many` agree in that order too.
     ///
     /// # Errors
     /// If any move would be refused by `update` (stale handle, bad rectangle), nothing
@@ -334,8 +345,9 @@ impl<T> Quadtree<T> {
 impl<T: Send + Sync> Quadtree<T> {
     /// [`update_many`](Self::update_many) with the work spread over the current rayon pool
     /// (run it inside `pool.install` to choose the threads). The tree ends the same on every
-    /// thread count, and the same as `update_many` leaves it. A handle given twice ends at its
-    /// last rectangle.
+    /// thread count, and the same as `update_many` leaves it, bit for bit: the same nodes in
+    /// the same order, the same items in the same order in each (see `update_many` for how
+    /// both compare with one `update` each). A handle given twice ends at its last rectangle.
     ///
     /// # Errors
     /// If any move would be refused by `update` (stale handle, bad rectangle), nothing
