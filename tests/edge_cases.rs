@@ -1136,7 +1136,7 @@ fn the_nodes_follow_from_the_boxes_whatever_the_history() {
         };
         for seed in 0..150u64 {
             let mut rng = TestRng::new(seed);
-            let mut pick = |rng: &mut TestRng| {
+            let pick = |rng: &mut TestRng| {
                 let (w, h) = (world.width(), world.height());
                 let x = world.min_x + rng.unit() * w;
                 let y = world.min_y + rng.unit() * h;

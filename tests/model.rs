@@ -56,6 +56,14 @@ enum Op {
     /// Keeps a clone of the tree; `Restore` puts the last one back.
     Snapshot,
     Restore,
+    /// Moves the n-th live items (modulo) at once: with a thread count (1 to 3),
+    /// `par_update_many` on a pool of that many threads, else `update_many`; checked against
+    /// `update_many` (bit for bit) and against one `update` each (the same nodes holding the
+    /// same items), both on clones.
+    UpdateMany(Vec<(usize, Rect)>, usize),
+    /// Clones the tree and inserts the rectangle into both: each refuses the other's new
+    /// handle. With `true` the clone goes on as the tree.
+    CloneApart(Rect, bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -71,6 +79,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::SortStraddlers),
         2 => Just(Op::Snapshot),
         2 => Just(Op::Restore),
+        3 => (prop::collection::vec((any::<usize>(), rect()), 0..12), 0usize..4).prop_map(|(m, t)| Op::UpdateMany(m, t)),
+        2 => (rect(), any::<bool>()).prop_map(|(r, k)| Op::CloneApart(r, k)),
     ]
 }
 
@@ -156,6 +166,79 @@ fn rekeyed(
         out.insert(own[&id.index()], (r, v));
     }
     Ok(out)
+}
+
+/// Each node in walk order with its items (slot, rectangle, payload) in list order: all
+/// that the order of a tree's answers depends on.
+fn layout(t: &Quadtree<u32>) -> Vec<String> {
+    let mut out = Vec::new();
+    t.for_each_node_items(|node, items| {
+        let held: Vec<_> = items.map(|i| (i.id.index(), i.rect, *i.value)).collect();
+        out.push(format!("{node:?} {held:?}"));
+    });
+    out
+}
+
+/// The nodes with the items each holds, in no particular order.
+fn node_set(t: &Quadtree<u32>) -> Vec<String> {
+    let mut out = Vec::new();
+    t.for_each_node_items(|node, items| {
+        let mut held: Vec<_> = items.map(|i| *i.value).collect();
+        held.sort_unstable();
+        out.push(format!(
+            "{:?} {} {} {held:?}",
+            node.rect, node.depth, node.is_leaf
+        ));
+    });
+    out.sort();
+    out
+}
+
+/// `update_many` of `moves` on `tree`, or with `threads` from 1 to 3, `par_update_many` on
+/// a pool of that many threads; checked against `update_many` on a clone (the same tree, in
+/// order) and one `update` each on another (the same nodes holding the same items).
+fn batch_update(
+    tree: &mut Quadtree<u32>,
+    ids: &[ItemId],
+    rects: &[Rect],
+    threads: usize,
+) -> Result<(), TestCaseError> {
+    let mut serial = tree.clone();
+    let mut one_by_one = tree.clone();
+    let mut ws = quadstress::UpdateWorkspace::new();
+    #[cfg(feature = "rayon")]
+    if threads > 0 {
+        static POOLS: [OnceLock<rayon::ThreadPool>; 3] = [const { OnceLock::new() }; 3];
+        let pool = POOLS[threads - 1].get_or_init(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool")
+        });
+        pool.install(|| tree.par_update_many(ids, |k| rects[k], &mut ws))
+            .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    }
+    if threads == 0 || cfg!(not(feature = "rayon")) {
+        tree.update_many(ids, |k| rects[k], &mut ws)
+            .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    }
+    serial
+        .update_many(ids, |k| rects[k], &mut ws)
+        .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    prop_assert_eq!(
+        layout(tree),
+        layout(&serial),
+        "par_update_many and update_many differ"
+    );
+    for (&id, r) in ids.iter().zip(rects) {
+        one_by_one.update(id, *r).unwrap();
+    }
+    prop_assert_eq!(
+        node_set(tree),
+        node_set(&one_by_one),
+        "one update each differs"
+    );
+    Ok(())
 }
 
 fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
@@ -392,6 +475,8 @@ fn straddler_op() -> impl Strategy<Value = Op> {
         2 => Just(Op::SortStraddlers),
         1 => Just(Op::Snapshot),
         1 => Just(Op::Restore),
+        2 => (prop::collection::vec((any::<usize>(), straddler()), 0..40), 0usize..4).prop_map(|(m, t)| Op::UpdateMany(m, t)),
+        1 => (straddler(), any::<bool>()).prop_map(|(r, k)| Op::CloneApart(r, k)),
     ]
 }
 
@@ -596,6 +681,43 @@ fn run_case(
                     for (_, v) in model.values_mut() {
                         *v = v.wrapping_add(k);
                     }
+                }
+                Op::UpdateMany(moves, threads) => {
+                    if !model.is_empty() {
+                        let mut live: Vec<_> = model.keys().copied().collect();
+                        live.sort();
+                        let ids: Vec<ItemId> =
+                            moves.iter().map(|(i, _)| live[i % live.len()]).collect();
+                        let rects: Vec<Rect> = moves.iter().map(|(_, r)| moved(*r, off)).collect();
+                        batch_update(&mut tree, &ids, &rects, threads)?;
+                        for (id, r) in ids.iter().zip(rects) {
+                            model.get_mut(id).unwrap().0 = r;
+                        }
+                    }
+                }
+                Op::CloneApart(r, keep) => {
+                    let r = moved(r, off);
+                    let mut copy = tree.clone();
+                    let mine = tree.insert(r, next_value).unwrap();
+                    let theirs = copy.insert(r, next_value).unwrap();
+                    prop_assert_eq!(mine.index(), theirs.index());
+                    for (t, foreign) in [(&mut copy, mine), (&mut tree, theirs)] {
+                        prop_assert!(!t.contains(foreign));
+                        prop_assert_eq!(t.get(foreign), None);
+                        prop_assert_eq!(t.remove(foreign), None);
+                        prop_assert_eq!(t.update(foreign, r), Err(QuadtreeError::StaleId));
+                    }
+                    if let Err(e) = copy.validate() {
+                        return Err(TestCaseError::fail(format!("clone: {e}")));
+                    }
+                    if keep {
+                        model = rekeyed(&copy, &model)?;
+                        model.insert(theirs, (r, next_value));
+                        tree = copy;
+                    } else {
+                        model.insert(mine, (r, next_value));
+                    }
+                    next_value += 1;
                 }
                 Op::Snapshot => {
                     let copy = tree.clone();

@@ -2,7 +2,6 @@
 //! every answer is checked against brute force, `validate()` runs after every operation.
 #![no_main]
 
-
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use quadstress::{
@@ -10,7 +9,7 @@ use quadstress::{
     UpdateWorkspace, MAX_DEPTH, MAX_ITEMS,
 };
 use quadstress_fuzz::{
-    distance_squared, intersects, rect_error, world_is_valid, Num, WorldSpec, R,
+    distance_squared, intersects, layout, rect_error, world_is_valid, Num, WorldSpec, R,
 };
 
 #[derive(Arbitrary, Debug)]
@@ -41,6 +40,14 @@ enum Op {
     /// `par_insert_many` on rayon's pool, against `insert_many` on a clone: the same result,
     /// handles and tree.
     ParInsertMany(Vec<R>),
+    /// A clone: it validates and holds the same items under the same handles; an item
+    /// inserted into each afterwards is refused by the other (by every access). With `keep`,
+    /// the clone goes on as the tree (its own handles from then on).
+    Clone(R, bool),
+    /// `update_many` on the caller's thread, checked against one `update` each on a clone
+    /// (the same nodes holding the same items) and, run on another clone, against
+    /// `par_update_many` (the same tree, order included).
+    UpdateManySerial(Vec<(u16, R)>),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -176,17 +183,10 @@ fuzz_target!(|input: Input| {
                 let got =
                     tree.par_insert_many(rs.len(), |i| rs[i], |i| next_value + i as u32, &mut ids);
                 assert_eq!(got, want);
-                assert_eq!(ids, twin_ids);
-                let layout = |t: &Quadtree<u32>| {
-                    t.iter()
-                        .map(|item| (item.id, item.rect, *item.value))
-                        .collect::<Vec<_>>()
-                };
+                // The same slots (the clone's handles are its own), the same tree.
+                let slots = |ids: &[ItemId]| ids.iter().map(|id| id.index()).collect::<Vec<_>>();
+                assert_eq!(slots(&ids), slots(&twin_ids));
                 assert_eq!(layout(&tree), layout(&twin));
-                assert_eq!(
-                    tree.nodes().collect::<Vec<_>>(),
-                    twin.nodes().collect::<Vec<_>>()
-                );
                 if got.is_ok() {
                     for (i, (id, r)) in ids.iter().zip(&rs).enumerate() {
                         model.push((*id, *r, next_value + i as u32));
@@ -242,6 +242,88 @@ fuzz_target!(|input: Input| {
                             model[*i as usize % n].1 = *r;
                         }
                     }
+                }
+            }
+            Op::UpdateManySerial(moves) => {
+                if model.is_empty() {
+                    continue;
+                }
+                let picked: Vec<usize> = moves
+                    .iter()
+                    .map(|(i, _)| *i as usize % model.len())
+                    .collect();
+                let ids: Vec<ItemId> = picked.iter().map(|&i| model[i].0).collect();
+                let rects: Vec<Rect> = moves.iter().map(|(_, r)| r.get(&world)).collect();
+                let refused = rects
+                    .iter()
+                    .enumerate()
+                    .find_map(|(k, r)| rect_error(r).map(|e| (k, e)));
+                let mut ws = UpdateWorkspace::new();
+                let mut parallel = tree.clone();
+                let mut one_by_one = tree.clone();
+                let got = tree.update_many(&ids, |k| rects[k], &mut ws);
+                match refused {
+                    Some((index, error)) => {
+                        assert_eq!(got, Err(BatchError { index, error }));
+                        continue;
+                    }
+                    None => got.unwrap(),
+                }
+                // Handles made before the copies reach the same items in them.
+                parallel
+                    .par_update_many(&ids, |k| rects[k], &mut ws)
+                    .unwrap();
+                assert_eq!(layout(&parallel), layout(&tree), "par_update_many");
+                for (&id, r) in ids.iter().zip(&rects) {
+                    one_by_one.update(id, *r).unwrap();
+                }
+                let as_set = |t: &Quadtree<u32>| {
+                    let mut l: Vec<_> = layout(t)
+                        .into_iter()
+                        .map(|(n, mut items)| {
+                            items.sort_by_key(|e| e.0);
+                            (format!("{:?} {} {}", n.rect, n.depth, n.is_leaf), items)
+                        })
+                        .collect();
+                    l.sort_by(|a, b| a.0.cmp(&b.0));
+                    format!("{l:?}")
+                };
+                assert_eq!(as_set(&one_by_one), as_set(&tree), "one update each");
+                for (&i, r) in picked.iter().zip(&rects) {
+                    model[i].1 = *r;
+                }
+            }
+            Op::Clone(r, keep) => {
+                let mut copy = tree.clone();
+                if let Err(e) = copy.validate() {
+                    panic!("clone: {}", e.message());
+                }
+                for (id, r, v) in &model {
+                    assert_eq!((copy.rect(*id), copy.get(*id)), (Some(*r), Some(v)));
+                }
+                assert_eq!(layout(&copy), layout(&tree));
+                let r = r.get(&world);
+                if rect_error(&r).is_none() && model.len() < MODEL_ITEMS {
+                    let mine = tree.insert(r, next_value).unwrap();
+                    let theirs = copy.insert(r, next_value).unwrap();
+                    for (t, foreign) in [(&mut copy, mine), (&mut tree, theirs)] {
+                        assert!(!t.contains(foreign));
+                        assert_eq!(t.get(foreign), None);
+                        assert_eq!(t.rect(foreign), None);
+                        assert_eq!(t.update(foreign, world), Err(QuadtreeError::StaleId));
+                        assert_eq!(t.remove(foreign), None);
+                    }
+                    model.push((if keep { theirs } else { mine }, r, next_value));
+                    next_value += 1;
+                }
+                if keep {
+                    // The model by the clone's own handles, which its queries hand out.
+                    let own: std::collections::HashMap<u32, ItemId> =
+                        copy.iter().map(|i| (i.id.index(), i.id)).collect();
+                    for e in &mut model {
+                        e.0 = own[&e.0.index()];
+                    }
+                    tree = copy;
                 }
             }
             Op::QueryRect(q) => {

@@ -172,3 +172,19 @@ pub fn distance_squared(r: &Rect, x: f32, y: f32) -> f64 {
 pub fn intersects(a: &Rect, b: &Rect) -> bool {
     a.min_x <= b.max_x && b.min_x <= a.max_x && a.min_y <= b.max_y && b.min_y <= a.max_y
 }
+
+/// Everything the order of a tree depends on: its nodes in walk order, each with its items
+/// in list order, named by slot (`ItemId::index`) so that a clone, whose handles are its own,
+/// compares equal to its original.
+pub fn layout(
+    tree: &quadstress::Quadtree<u32>,
+) -> Vec<(quadstress::NodeInfo, Vec<(u32, Rect, u32)>)> {
+    let mut out = Vec::new();
+    tree.for_each_node_items(|node, items| {
+        out.push((
+            node,
+            items.map(|i| (i.id.index(), i.rect, *i.value)).collect(),
+        ));
+    });
+    out
+}
