@@ -37,7 +37,8 @@ pub struct Args {
     #[arg(long, value_parser = parse_whole::<u64>)]
     pub frames: Option<u64>,
 
-    /// Worker threads of the simulation's phases [default: every core]. Any count gives the
+    /// Worker threads of every pool: the simulation's phases, the canvas's bands, the depth
+    /// walk [default: every core]; above the machine's cores it warns. Any count gives the
     /// same particles, bit for bit (headless prints `state_hash`).
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
