@@ -1338,3 +1338,13 @@ fn a_scripted_left_mouse_pours_at_the_pointer() {
         "{at_pointer} lit pixels at the pointer, {elsewhere} elsewhere"
     );
 }
+
+/// `--threads` governs every pool: the canvas fills its bands on rayon's global pool, built
+/// with the same count as the simulation's.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn threads_govern_the_canvas_bands_too() {
+    let stdout = run(&["--threads", "3", "--frames", "2", "--renderer", "canvas"]);
+    assert!(stdout.contains("renderer: canvas (3 bands"), "{stdout}");
+    assert!(stdout.contains("threads: 3 count"), "{stdout}");
+}
