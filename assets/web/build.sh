@@ -37,8 +37,9 @@ cp "$gl_js" "$out/gl.js"
 cp "$wasm" "$out/quadstress.wasm"
 size=$(wc -c <"$out/quadstress.wasm")
 echo "built $out: quadstress.wasm $size bytes, gl.js of miniquad $version"
-# The page should stay quick to load: a debug-info or unstripped build is ten times this.
-limit=$((1536 * 1024))
+# The page should stay quick to load: a debug-info or unstripped build is several times this
+# (the stripped build was 1.55 MiB with the ramp, the panel's number boxes and the new solver).
+limit=$((2048 * 1024))
 if [ "$size" -gt "$limit" ]; then
   echo "quadstress.wasm is $size bytes, over the $limit-byte limit" >&2
   exit 1

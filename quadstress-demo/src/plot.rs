@@ -106,6 +106,9 @@ mod chart {
                 .flatten()
         });
         let (y_lo, y_hi) = bounds(times.chain([ramp.budget_ms()])).unwrap_or((0.1, 100.0));
+        // Room above the curves for the legend: a third of the axis's decades again.
+        let (y_bottom, y_span) = (y_lo / 2.0, (y_hi * 2.0) / (y_lo / 2.0));
+        let y_top = y_hi * 2.0 * y_span.powf(0.35);
         root.fill(&WHITE)?;
         let text = |k: u32| (FAMILY, k * TEXT).into_font();
         let mut chart = ChartBuilder::on(root)
@@ -115,7 +118,7 @@ mod chart {
             .y_label_area_size(5 * TEXT)
             .build_cartesian_2d(
                 (x_lo / 1.25..x_hi * 1.25).log_scale(),
-                (y_lo / 2.0..y_hi * 2.0).log_scale(),
+                (y_bottom..y_top).log_scale(),
             )?;
         chart
             .configure_mesh()
@@ -176,7 +179,7 @@ mod chart {
             let x = max as f64;
             chart
                 .draw_series(DashedLineSeries::new(
-                    [(x, y_lo / 2.0), (x, y_hi * 2.0)],
+                    [(x, y_bottom), (x, y_top)],
                     4,
                     4,
                     BLACK.stroke_width(1),

@@ -23,7 +23,8 @@ pub const WINDOW_FRAMES: usize = 60;
 pub const START_PARTICLES: usize = 1_000;
 /// Particles added per second at least (a sixtieth of it every frame).
 pub const MIN_RATE: f64 = 2_000.0;
-/// Share of the count added per second: from 10,000 particles to a million in about 25 s.
+/// Share of the count added per second (a sixtieth of it a frame, so it compounds): from
+/// 10,000 particles to a million in about 23 s.
 pub const GROWTH_PER_SECOND: f64 = 0.2;
 /// Frames the windowed ramp lets pass, adding nothing, before its first window: a second.
 pub const SETTLE_FRAMES: usize = WINDOW_FRAMES;

@@ -253,6 +253,12 @@ mod tests {
             )),
             "README lacks the cap at scale 1.2: {scaled}"
         );
+        let largest = with_commas(particle_cap_of(scaled_world(MAX_WORLD_SCALE)));
+        let sentence = format!(
+            "`--world-scale {MAX_WORLD_SCALE}` makes\nthe world {MAX_WORLD_SCALE} times as wide and \
+             tall, for up to {largest} particles."
+        );
+        assert!(readme.contains(&sentence), "README lacks {sentence:?}");
         let doubled = particle_cap_of(scaled_world(2.0));
         let about = format!(
             "2 holds about {},000 particles",
