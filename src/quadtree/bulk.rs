@@ -649,7 +649,7 @@ pub(super) mod tests {
                     assert_eq!(a.items.rect(p), b.items.rect(p));
                 }
             }
-            for (a, b) in light.slots.iter().zip(&heavy.slots) {
+            for (a, b) in light.slots.iter().zip(heavy.slots.iter()) {
                 assert_eq!((a.generation, a.node, a.pos), (b.generation, b.node, b.pos));
             }
         }

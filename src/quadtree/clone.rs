@@ -47,13 +47,7 @@ impl<T: Clone> Clone for Quadtree<T> {
         ancestors.extend_from_slice(&self.ancestors);
         ancestors.push(self.tree);
         // The copy's next items begin their lives in the copy: its free slots say so.
-        let lineage = ancestors.len() as u32;
-        let mut slots = self.slots.clone();
-        for slot in &mut slots {
-            if slot.node == super::NULL {
-                slot.born = lineage;
-            }
-        }
+        let slots = self.slots.copy_for(ancestors.len() as u32);
         // `Vec::clone` keeps no spare room, so the freed lists' room is counted again.
         let spare_capacity = self
             .free_blocks
@@ -73,8 +67,6 @@ impl<T: Clone> Clone for Quadtree<T> {
             slots,
             tree,
             ancestors,
-            free_slot: self.free_slot,
-            retired: self.retired,
             len: self.len,
             scratch: Vec::new(),
             sort_scratch: Vec::new(),

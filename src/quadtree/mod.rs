@@ -151,7 +151,7 @@ mod visit;
 use arena::{Node, NULL};
 use items::ItemList;
 use placement::{CellRange, Grid};
-use slots::{end_generation, Entry, Slot, SlotKey, TreeId, RETIRED};
+use slots::{Entry, Slot, SlotKey, SlotTable, TreeId, RETIRED};
 
 pub use config::{Config, Placement, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY};
 pub use error::QuadtreeError;
@@ -278,15 +278,13 @@ pub struct Quadtree<T> {
     /// Live nodes per level, to know the deepest level in use.
     nodes_per_level: [u32; MAX_DEPTH as usize + 1],
     deepest: u8,
-    slots: Vec<Slot>,
+    /// Where each handle's item lives, and the free chain.
+    slots: SlotTable,
     /// Sets this tree's handles apart from every other tree's: fresh for every clone.
     tree: TreeId,
     /// The ids of the trees this one was cloned from, each from the one before (oldest
     /// first): their handles reach the items they held when copied (see `Slot::born`).
     ancestors: Vec<TreeId>,
-    free_slot: u32,
-    /// Slots whose generation ran out: never handed out again, so never room for an item.
-    retired: usize,
     len: usize,
     /// Reused work list for splits, merges and bulk placement.
     scratch: Vec<u32>,

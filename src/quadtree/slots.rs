@@ -222,18 +222,80 @@ impl SlotHandout {
     }
 }
 
-impl<T> Quadtree<T> {
-    /// A handout starting from the slot table as it is now.
-    pub(super) fn slot_handout(&self) -> SlotHandout {
+/// The slot table: one [`Slot`] per handle index (where its item lives, or the next free slot),
+/// the free chain through the slots out of use, and the count of slots retired for good. It
+/// knows nothing of nodes: the tree writes `node` and `pos` as items move, and reads the
+/// table as a slice.
+#[derive(Clone, Debug)]
+pub(super) struct SlotTable {
+    slots: Vec<Slot>,
+    /// The first free slot, NULL when none; the chain runs through `Slot::pos`.
+    free: u32,
+    /// Slots whose generations ran out: never handed out again.
+    retired: usize,
+}
+
+impl std::ops::Deref for SlotTable {
+    type Target = [Slot];
+
+    #[inline(always)]
+    fn deref(&self) -> &[Slot] {
+        &self.slots
+    }
+}
+
+impl std::ops::DerefMut for SlotTable {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [Slot] {
+        &mut self.slots
+    }
+}
+
+impl SlotTable {
+    /// An empty table.
+    pub(super) fn new() -> Self {
+        SlotTable {
+            slots: Vec::new(),
+            free: NULL,
+            retired: 0,
+        }
+    }
+
+    /// The first free slot (NULL when none), for `validate` to walk the chain.
+    pub(super) fn free_head(&self) -> u32 {
+        self.free
+    }
+
+    /// Slots retired for good: they take room in the table but are never handed out.
+    pub(super) fn retired(&self) -> usize {
+        self.retired
+    }
+
+    /// Slots the table holds room for, retired ones included (as [`Vec::capacity`]).
+    pub(super) fn capacity(&self) -> usize {
+        self.slots.capacity()
+    }
+
+    /// Room for `additional` more slots past the table's end.
+    pub(super) fn try_reserve(
+        &mut self,
+        additional: usize,
+    ) -> Result<(), std::collections::TryReserveError> {
+        self.slots.try_reserve(additional)
+    }
+
+    /// A handout starting from the table as it is now.
+    pub(super) fn handout(&self) -> SlotHandout {
         SlotHandout {
-            free: self.free_slot,
+            free: self.free,
             table_len: self.slots.len(),
             new: 0,
         }
     }
 
-    /// Makes the handout's new slots and takes the slots it handed out off the free chain.
-    pub(super) fn commit_handout(&mut self, handout: SlotHandout) {
+    /// Makes the handout's new slots (their items to begin their lives at lineage place
+    /// `born`) and takes the slots it handed out off the free chain.
+    pub(super) fn commit(&mut self, handout: SlotHandout, born: u32) {
         debug_assert_eq!(self.slots.len(), handout.table_len);
         self.slots.resize(
             handout.table_len + handout.new,
@@ -241,10 +303,98 @@ impl<T> Quadtree<T> {
                 generation: 0,
                 node: NULL,
                 pos: NULL,
-                born: self.lineage(),
+                born,
             },
         );
-        self.free_slot = handout.free;
+        self.free = handout.free;
+    }
+
+    /// The next slot for an item: the head of the free chain, else a new slot whose item
+    /// begins its life at lineage place `born`; `None` when the table holds
+    /// [`MAX_ITEMS`](super::MAX_ITEMS) slots and none is free.
+    pub(super) fn alloc(&mut self, born: u32) -> Option<SlotKey> {
+        if self.free != NULL {
+            let index = self.free;
+            let slot = &self.slots[index as usize];
+            self.free = slot.pos;
+            return Some(SlotKey {
+                index,
+                generation: slot.generation,
+            });
+        }
+        if self.slots.len() >= super::MAX_ITEMS {
+            return None;
+        }
+        self.slots.push(Slot {
+            generation: 0,
+            node: NULL,
+            pos: NULL,
+            born,
+        });
+        Some(SlotKey {
+            index: self.slots.len() as u32 - 1,
+            generation: 0,
+        })
+    }
+
+    /// Ends the life of slot `index`'s item: the slot's next item begins its life at lineage
+    /// place `born`, and the slot goes to the head of the free chain, or is retired.
+    pub(super) fn release(&mut self, index: u32, born: u32) {
+        let slot = &mut self.slots[index as usize];
+        slot.born = born;
+        if end_generation(slot) {
+            slot.pos = self.free;
+            self.free = index;
+        } else {
+            self.retired += 1;
+        }
+    }
+
+    /// Ends the life of every item at once (`clear`): each slot in use moves to its next
+    /// generation, and the free chain is rebuilt in index order, since handing slots out in
+    /// the order items were stored would scatter the next fill across the table and make
+    /// refills markedly slower. Every slot's next item begins its life at `born`.
+    pub(super) fn release_all(&mut self, born: u32) {
+        let mut free = NULL;
+        for (index, slot) in self.slots.iter_mut().enumerate().rev() {
+            slot.born = born;
+            let reusable = match slot.node {
+                RETIRED => false,
+                NULL => true,
+                _ => {
+                    let reusable = end_generation(slot);
+                    self.retired += usize::from(!reusable);
+                    reusable
+                }
+            };
+            if reusable {
+                slot.pos = free;
+                free = index as u32;
+            }
+        }
+        self.free = free;
+    }
+
+    /// A copy whose free slots' next items begin their lives at `born` (a clone's own place).
+    pub(super) fn copy_for(&self, born: u32) -> SlotTable {
+        let mut copy = self.clone();
+        for slot in copy.slots.iter_mut().filter(|s| s.node == NULL) {
+            slot.born = born;
+        }
+        copy
+    }
+}
+
+impl<T> Quadtree<T> {
+    /// A handout starting from the slot table as it is now.
+    pub(super) fn slot_handout(&self) -> SlotHandout {
+        self.slots.handout()
+    }
+
+    /// Makes the handout's new slots and takes the slots it handed out off the free chain.
+    pub(super) fn commit_handout(&mut self, handout: SlotHandout) {
+        let born = self.lineage();
+        self.slots.commit(handout, born);
     }
 
     #[inline]
@@ -277,40 +427,135 @@ impl<T> Quadtree<T> {
     }
 
     pub(super) fn alloc_slot(&mut self) -> Result<ItemId, QuadtreeError> {
-        if self.free_slot != NULL {
-            let index = self.free_slot;
-            let slot = &mut self.slots[index as usize];
-            self.free_slot = slot.pos;
-            return Ok(ItemId {
-                index,
-                generation: slot.generation,
-                tree: self.tree,
-            });
-        }
-        if self.slots.len() >= super::MAX_ITEMS {
-            return Err(QuadtreeError::Full);
-        }
-        self.slots.push(Slot {
-            generation: 0,
-            node: NULL,
-            pos: NULL,
-            born: self.lineage(),
-        });
-        Ok(ItemId {
-            index: self.slots.len() as u32 - 1,
-            generation: 0,
-            tree: self.tree,
-        })
+        let key = self
+            .slots
+            .alloc(self.lineage())
+            .ok_or(QuadtreeError::Full)?;
+        Ok(key.handle(self.tree))
     }
 
     pub(super) fn free_slot(&mut self, index: u32) {
         // The slot's next item begins its life in this tree.
-        self.slots[index as usize].born = self.lineage();
-        if end_generation(&mut self.slots[index as usize]) {
-            self.slots[index as usize].pos = self.free_slot;
-            self.free_slot = index;
-        } else {
-            self.retired += 1;
+        let born = self.lineage();
+        self.slots.release(index, born);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Used, free (walked along the chain) and retired slots account for the whole table.
+    fn check_accounting(t: &SlotTable) -> (usize, usize, usize) {
+        let mut free = 0;
+        let mut s = t.free_head();
+        while s != NULL {
+            assert_eq!(t[s as usize].node, NULL, "slot {s} on the chain is free");
+            free += 1;
+            assert!(free <= t.len(), "the free chain loops");
+            s = t[s as usize].pos;
         }
+        let used = t
+            .iter()
+            .filter(|s| s.node < RETIRED && s.node != NULL)
+            .count();
+        let retired = t.iter().filter(|s| s.node == RETIRED).count();
+        assert_eq!(retired, t.retired());
+        assert_eq!(used + free + retired, t.len());
+        (used, free, retired)
+    }
+
+    /// Marks a handed-out slot as holding an item, as the tree does when it places one.
+    fn occupy(t: &mut SlotTable, key: SlotKey) {
+        t[key.index as usize].node = 0;
+        t[key.index as usize].pos = 0;
+    }
+
+    #[test]
+    fn released_slots_come_back_with_the_next_generation_last_freed_first() {
+        let mut t = SlotTable::new();
+        let keys: Vec<SlotKey> = (0..4).map(|_| t.alloc(0).unwrap()).collect();
+        assert_eq!(
+            keys.iter().map(|k| k.index).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
+        assert!(keys.iter().all(|k| k.generation == 0));
+        for &k in &keys {
+            occupy(&mut t, k);
+        }
+        t.release(1, 5);
+        t.release(3, 5);
+        assert_eq!(check_accounting(&t), (2, 2, 0));
+        assert_eq!(t[1].born, 5);
+        let again = t.alloc(0).unwrap();
+        assert_eq!((again.index, again.generation), (3, 1));
+        let again = t.alloc(0).unwrap();
+        assert_eq!((again.index, again.generation), (1, 1));
+        assert_eq!(
+            t.alloc(7).unwrap().index,
+            4,
+            "a new slot once the chain is empty"
+        );
+        assert_eq!(t[4].born, 7);
+    }
+
+    #[test]
+    fn a_slot_whose_generation_runs_out_is_retired() {
+        let mut t = SlotTable::new();
+        let k = t.alloc(0).unwrap();
+        occupy(&mut t, k);
+        t[0].generation = u32::MAX;
+        t.release(0, 0);
+        assert_eq!(t.retired(), 1);
+        assert_eq!(t.free_head(), NULL);
+        assert_eq!(check_accounting(&t), (0, 0, 1));
+        // Never handed out again.
+        assert_eq!(t.alloc(0).unwrap().index, 1);
+    }
+
+    #[test]
+    fn a_handout_gives_what_alloc_would_and_changes_nothing_until_committed() {
+        let mut t = SlotTable::new();
+        for _ in 0..6 {
+            let k = t.alloc(0).unwrap();
+            occupy(&mut t, k);
+        }
+        t.release(4, 0);
+        t.release(2, 0);
+        let mut by_alloc = t.clone();
+        let want: Vec<SlotKey> = (0..4).map(|_| by_alloc.alloc(3).unwrap()).collect();
+        let mut handout = t.handout();
+        let got: Vec<SlotKey> = (0..4).map(|_| handout.next(&t)).collect();
+        assert_eq!(got, want);
+        assert_eq!((t.len(), t.free_head()), (6, 2), "the table is untouched");
+        t.commit(handout, 3);
+        assert_eq!(t.len(), by_alloc.len());
+        assert_eq!(t.free_head(), NULL);
+        assert_eq!(t[7].born, 3);
+    }
+
+    #[test]
+    fn release_all_rebuilds_the_chain_in_index_order() {
+        let mut t = SlotTable::new();
+        for _ in 0..5 {
+            let k = t.alloc(0).unwrap();
+            occupy(&mut t, k);
+        }
+        t.release(3, 0);
+        t[1].generation = u32::MAX;
+        t.release_all(2);
+        assert_eq!(check_accounting(&t), (0, 4, 1));
+        let order: Vec<u32> = (0..4).map(|_| t.alloc(2).unwrap().index).collect();
+        assert_eq!(order, [0, 2, 3, 4]);
+        assert!(t.iter().all(|s| s.born == 2));
+        assert_eq!(t[0].generation, 1);
+        // A copy for a clone marks only its free slots with the clone's place.
+        let mut u = SlotTable::new();
+        let k = u.alloc(0).unwrap();
+        occupy(&mut u, k);
+        u.alloc(0).unwrap();
+        u.release(1, 0);
+        let copy = u.copy_for(9);
+        assert_eq!((copy[0].born, copy[1].born), (0, 9));
     }
 }

@@ -2,8 +2,8 @@
 //! access by handle.
 
 use super::{
-    bulk, end_generation, Config, Entry, Grid, ItemId, Quadtree, QuadtreeError, Rect, Slot, TreeId,
-    MAX_DEPTH, MAX_ITEMS, NULL, RETIRED,
+    bulk, Config, Entry, Grid, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotTable, TreeId,
+    MAX_DEPTH, MAX_ITEMS,
 };
 
 impl<T> Quadtree<T> {
@@ -59,11 +59,9 @@ impl<T> Quadtree<T> {
             level_tables: Vec::new(),
             nodes_per_level: [0; MAX_DEPTH as usize + 1],
             deepest: 0,
-            slots: Vec::new(),
+            slots: SlotTable::new(),
             tree,
             ancestors: Vec::new(),
-            free_slot: NULL,
-            retired: 0,
             len: 0,
             scratch: Vec::new(),
             sort_scratch: Vec::new(),
@@ -127,13 +125,13 @@ impl<T> Quadtree<T> {
     pub fn reserve(&mut self, additional: usize) -> Result<(), QuadtreeError> {
         // Retired slots take room in the table for good: they count against `MAX_ITEMS`, and
         // never as room for a new item.
-        if (self.len + self.retired)
+        if (self.len + self.slots.retired())
             .checked_add(additional)
             .is_none_or(|n| n > MAX_ITEMS)
         {
             return Err(QuadtreeError::Full);
         }
-        let free = self.slots.len() - self.len - self.retired;
+        let free = self.slots.len() - self.len - self.slots.retired();
         self.slots
             .try_reserve(additional.saturating_sub(free))
             .map_err(|_| QuadtreeError::OutOfMemory)?;
@@ -162,7 +160,7 @@ impl<T> Quadtree<T> {
     /// assert!(tree.capacity() >= 64);
     /// ```
     pub fn capacity(&self) -> usize {
-        self.slots.capacity() - self.retired
+        self.slots.capacity() - self.slots.retired()
     }
 
     /// The world rectangle the tree subdivides.
@@ -357,28 +355,10 @@ impl<T> Quadtree<T> {
         for node in &mut self.nodes {
             node.items.clear();
         }
-        // Every slot in use moves to its next generation. The free chain is then rebuilt in
-        // index order: handing slots out in the order items were stored would scatter the
-        // next fill across the slot table and make refills markedly slower.
-        let mut free = NULL;
+        // Every slot in use moves to its next generation; the free chain is rebuilt in index
+        // order.
         let born = self.lineage();
-        for (index, slot) in self.slots.iter_mut().enumerate().rev() {
-            slot.born = born;
-            let reusable = match slot.node {
-                RETIRED => false,
-                NULL => true,
-                _ => {
-                    let reusable = end_generation(slot);
-                    self.retired += usize::from(!reusable);
-                    reusable
-                }
-            };
-            if reusable {
-                slot.pos = free;
-                free = index as u32;
-            }
-        }
-        self.free_slot = free;
+        self.slots.release_all(born);
         self.len = 0;
         self.collapse_all();
         // Node blocks are handed out last-freed first, and each keeps its item lists'
@@ -585,7 +565,7 @@ mod tests {
                 .unwrap();
         }
         // Every slot on its last generation: clearing retires them all.
-        for slot in &mut tree.slots {
+        for slot in tree.slots.iter_mut() {
             slot.generation = u32::MAX;
         }
         tree.clear();

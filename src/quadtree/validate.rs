@@ -228,7 +228,7 @@ impl<T> Quadtree<T> {
 
         // Stage 3: the free slot chain holds exactly the unused, non-retired slots.
         let mut free_slots = 0usize;
-        let mut s = self.free_slot;
+        let mut s = self.slots.free_head();
         while s != NULL {
             ensure!(
                 (s as usize) < self.slots.len(),
@@ -267,9 +267,9 @@ impl<T> Quadtree<T> {
             self.len
         );
         ensure!(
-            retired == self.retired,
+            retired == self.slots.retired(),
             "{retired} slots retired but {} counted",
-            self.retired
+            self.slots.retired()
         );
         ensure!(
             used + free_slots + retired == self.slots.len(),
