@@ -31,6 +31,12 @@ pub fn run(
     bytes_per_particle: u64,
 ) -> std::io::Result<Result<(), String>> {
     let refused = |e: &dyn std::fmt::Display| Ok(Err(e.to_string()));
+    if !args.press.is_empty() || !args.panel.is_empty() || args.pointer.is_some() {
+        return refused(
+            &"--press, --panel and --pointer script a run of fixed particles; the \
+                         headless ramp adds its own",
+        );
+    }
     let mut config = SimConfig::with_coverage(START_PARTICLES, args.coverage);
     config.seed = args.seed;
     config.gravity_on = args.gravity == Some(Switch::On);

@@ -571,6 +571,8 @@ fn headless_presses_and_panel_settings_act_as_in_the_window() {
             "{args:?}: {stderr}"
         );
     }
+    let stderr = refused(&["--headless", "--ramp", "--press", "C@5"]);
+    assert!(stderr.contains("ramp adds its own"), "{stderr}");
     let stderr = refused(&["--headless", "--press", "C@5-3"]);
     assert!(stderr.contains("backwards"), "{stderr}");
 }
