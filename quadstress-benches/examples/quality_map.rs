@@ -9,6 +9,7 @@
 //! cargo run --release -p quadstress-benches --example quality_map            # everything
 //! cargo run --release -p quadstress-benches --example quality_map -- repro   # one group
 //! JOBS=2 FRAMES=900 cargo run --release -p quadstress-benches --example quality_map -- map10k
+//! COVERAGES=0.5,0.85 cargo run --release -p quadstress-benches --example quality_map -- map100k
 //! ```
 //! Groups: `repro` (the stuck-pair reproductions), `map10k` and `map100k` (coverage 0.3 to 0.9,
 //! seeds 1 to 4). Too slow for CI (the whole map takes about 20 minutes on 2 cores); the
@@ -24,7 +25,7 @@ use quadstress_sim::{HeightProfile, SimConfig, Simulation, STEP_SECONDS};
 /// particles may cover (`MAX_COVERAGE`). Copied, since the demo is a binary; the map says
 /// which cap it ran with.
 const WINDOW_WORLD: Rect = Rect::new(0.0, 0.0, 3072.0, 2304.0);
-const WINDOW_COVERAGE: f64 = 0.65;
+const WINDOW_COVERAGE: f64 = 0.85;
 
 #[derive(Clone)]
 struct Case {
@@ -82,7 +83,7 @@ fn window(scale: f32, seed: u64) -> Case {
     }
 }
 
-fn cases(groups: &[String]) -> Vec<Case> {
+fn cases(groups: &[String], coverages: &[f32]) -> Vec<Case> {
     let want = |g: &str| groups.is_empty() || groups.iter().any(|x| x == g);
     let mut out = Vec::new();
     if want("repro") {
@@ -96,7 +97,7 @@ fn cases(groups: &[String]) -> Vec<Case> {
     }
     for (group, n) in [("map10k", 10_000), ("map100k", 100_000)] {
         if want(group) {
-            for coverage in [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9] {
+            for &coverage in coverages {
                 for seed in 1..=4 {
                     out.push(headless(n, coverage, seed));
                 }
@@ -147,7 +148,19 @@ fn main() {
     let frames = env("FRAMES", 900) as u64;
     // Runs side by side, each on one thread: the bits are the same on any thread count.
     let jobs = env("JOBS", 2).max(1);
-    let cases = cases(&groups);
+    // `COVERAGES=0.5,0.8` runs the maps at those coverages only.
+    let coverages: Vec<f32> = match std::env::var("COVERAGES") {
+        Ok(list) => list
+            .split(',')
+            .map(|c| {
+                c.trim()
+                    .parse()
+                    .expect("COVERAGES: numbers, comma-separated")
+            })
+            .collect(),
+        Err(_) => vec![0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9],
+    };
+    let cases = cases(&groups, &coverages);
     let next = AtomicUsize::new(0);
     let rows: Mutex<Vec<Option<Row>>> = Mutex::new((0..cases.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
