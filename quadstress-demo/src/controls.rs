@@ -181,7 +181,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(Mouse(MouseButton::Middle),  "middle mouse", Held,    A::Pan,              "drag: pan the view"),
     bind(Key(KeyCode::F),             "F",            Pressed, A::FitWorld,         "show the whole world"),
     bind(Key(KeyCode::V),             "V",            Pressed, A::CycleColors,      "colours: node depth / speed / contact"),
-    bind(Key(KeyCode::O),             "O",            Pressed, A::ToggleOutlines,   "node outlines: all / leaves only / off"),
+    bind(Key(KeyCode::O),             "O",            Pressed, A::ToggleOutlines,   "node outlines: all / leaves only / off; yellow edge: split or merged in the last second"),
     bind(Key(KeyCode::Space),         "space",        Pressed, A::Pause,            "pause / resume"),
     bind(Key(KeyCode::Period),        ".",            Pressed, A::Step,             "single step while paused"),
     bind(Key(KeyCode::C),             "C",            Pressed, A::Clear,            "clear all particles"),

@@ -1348,3 +1348,40 @@ fn threads_govern_the_canvas_bands_too() {
     assert!(stdout.contains("renderer: canvas (3 bands"), "{stdout}");
     assert!(stdout.contains("threads: 3 count"), "{stdout}");
 }
+
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_help_hides_the_panel_and_covers_what_lies_under_it() {
+    const PANEL_BACK: [u8; 3] = [238, 238, 238];
+    let panel_box = [720, 140, 1020, 530];
+    let shot_of = |help: bool| {
+        let shot = temp_png(&format!("help_{help}.png"));
+        let mut args = vec![
+            "--frames",
+            "4",
+            "--spawn",
+            "3000",
+            "--right-click",
+            "1536,1152",
+            "--screenshot",
+            shot.to_str().unwrap(),
+        ];
+        if help {
+            args.extend(["--press", "H@2"]);
+        }
+        run(&args);
+        Png::read(&shot)
+    };
+    let (plain, help) = (shot_of(false), shot_of(true));
+    assert!(count_in(&plain, PANEL_BACK, panel_box) > 5000, "no panel");
+    assert_eq!(
+        count_in(&help, PANEL_BACK, panel_box),
+        0,
+        "the panel shows over the help"
+    );
+    // The quad in the middle of the window is under the help's opaque back: no particle
+    // highlight shows through it.
+    let middle = [400, 300, 620, 460];
+    assert!(count_in(&plain, HIGHLIGHT, middle) > 20);
+    assert_eq!(count_in(&help, HIGHLIGHT, middle), 0);
+}
