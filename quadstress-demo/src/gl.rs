@@ -34,6 +34,17 @@ pub fn renderer_name() -> String {
     "WebGL".to_owned()
 }
 
+/// Whether the window is an X11 window (Linux and the BSDs).
+pub const X11: bool = cfg!(all(
+    unix,
+    not(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "android"
+    )),
+    not(target_arch = "wasm32")
+));
+
 /// The X screen's size in pixels, asked before the window opens (through the same libX11
 /// miniquad loads); `None` without an X display, or off Linux and the BSDs.
 pub fn x11_screen_size() -> Option<(u32, u32)> {
@@ -52,7 +63,15 @@ pub fn x11_screen_size() -> Option<(u32, u32)> {
             // Xlib asks for this before any other call of a threaded program; miniquad calls
             // it again when it opens its own display, which Xlib allows.
             (x.XInitThreads)();
-            let display = (x.XOpenDisplay)(std::ptr::null());
+            // A busy X server now and then refuses a connection: a few tries.
+            let mut display = (x.XOpenDisplay)(std::ptr::null());
+            for _ in 0..5 {
+                if !display.is_null() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                display = (x.XOpenDisplay)(std::ptr::null());
+            }
             if display.is_null() {
                 return None;
             }

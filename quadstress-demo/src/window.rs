@@ -13,7 +13,7 @@ use crate::instanced::Instanced;
 use crate::ramp::Sample;
 use crate::scene::Painter;
 use crate::script::{FrameTimes, Script};
-use crate::settings::{is_small_window, Renderer};
+use crate::settings::{is_small_window, ui_scale, Renderer};
 use crate::stepper::Stepper;
 use crate::view::{Camera, View};
 use crate::{controls, draw, gl, panel, platform, ramp_window};
@@ -21,9 +21,13 @@ use crate::{controls, draw, gl, panel, platform, ramp_window};
 /// The window's size at start where the screen has room for it.
 const START_SIZE: (u32, u32) = (1280, 900);
 
+/// The window's size where an X screen's size could not be read: one most screens hold.
+const FALLBACK_SIZE: (u32, u32) = (1024, 768);
+
 /// The window: title, resizable, 1280x900 or the screen's size where that is smaller.
 pub fn window_conf() -> Conf {
-    let screen = gl::x11_screen_size().unwrap_or(START_SIZE);
+    let unknown = if gl::X11 { FALLBACK_SIZE } else { START_SIZE };
+    let screen = gl::x11_screen_size().unwrap_or(unknown);
     Conf {
         window_title: "quadstress".to_owned(),
         window_width: START_SIZE.0.min(screen.0) as i32,
@@ -90,22 +94,29 @@ const TEXT_SIZES: [u16; 8] = [13, 14, 15, 18, 19, 20, 22, 24];
 /// while draw calls queued earlier in the frame still name the old one (WebGL then logs
 /// "glBindTexture called with an already deleted texture"): which text first needs which glyph
 /// should not decide that.
-fn warm_font_atlas() {
+fn warm_font_atlas(scale: f32) {
     let glyphs: Vec<char> = (' '..='~').collect();
     let font = macroquad::text::get_default_font();
     // `draw_text` scales its size by the display's density, rounding up.
     let dpi = macroquad::miniquad::window::dpi_scale();
-    // At every scale the text is drawn at in a big window (`settings::ui_scale`).
-    for scale in [1.0f32, 1.5, 2.0] {
-        // The help's keys and title are 4 and 6 above the text; the panel's font is 16.
-        let extra = [18.0 * scale + 4.0, 18.0 * scale + 6.0, 16.0 * scale];
-        for size in TEXT_SIZES
-            .map(|s| f32::from(s) * scale)
-            .into_iter()
-            .chain(extra)
-        {
-            font.populate_font_cache(&glyphs, (size.round() * dpi).ceil() as u16);
-        }
+    // The help's keys and title are 4 and 6 above the text; the panel's font is 16.
+    let extra = [18.0 * scale + 4.0, 18.0 * scale + 6.0, 16.0 * scale];
+    for size in TEXT_SIZES
+        .map(|s| f32::from(s) * scale)
+        .into_iter()
+        .chain(extra)
+    {
+        font.populate_font_cache(&glyphs, (size.round() * dpi).ceil() as u16);
+    }
+}
+
+/// The scale the text is drawn at in the window now (see `settings::ui_scale`).
+fn text_scale() -> f32 {
+    let (w, h) = (screen_width(), screen_height());
+    if is_small_window(w, h) {
+        1.0
+    } else {
+        ui_scale(w, h)
     }
 }
 
@@ -181,7 +192,10 @@ fn save_screenshot(path: &std::path::Path) {
 /// The frame loop: input, the frame's steps, drawing, as in macroquad's examples, with the
 /// steps of one frame running on the step thread while the next is drawn and shown.
 async fn run(mut app: App, args: Args) {
-    warm_font_atlas();
+    // Only the scale in use: every scale's glyphs at once grow macroquad's atlas past what it
+    // packs reliably. A window resized to another scale warms that one before drawing.
+    let mut warm_scale = text_scale();
+    warm_font_atlas(warm_scale);
     let (painter, gl_name) = start_painter(&args);
     // "llvmpipe (LLVM 15.0.6, 256 bits)": the name before the details fits the HUD.
     let short = gl_name.split(" (").next().unwrap_or_default();
@@ -217,6 +231,10 @@ async fn run(mut app: App, args: Args) {
         let step_wait = platform::now_seconds() - frame_start;
         app.stepped(stepped);
         script.next_frame();
+        if text_scale() != warm_scale {
+            warm_scale = text_scale();
+            warm_font_atlas(warm_scale);
+        }
         let sample = Sample {
             step_ms: stepped.times.map(|t| t.step_ms),
             draw_ms: Some((last_draw + present) * 1e3),
