@@ -1,5 +1,6 @@
 //! One frame's many small things, in window pixels and in drawing order: the floor, the blue
-//! quad's fill, the particles, the visited leaves, the highlights, the node outlines. Both
+//! quad's fill, the particles, the visited leaves, the highlights, the node outlines, the
+//! edges of the leaves that changed lately, the blue probe's edge (all under the text). Both
 //! renderers draw from it (the canvas fills it into an image, the instanced renderer sends it
 //! to the GPU), and both take their pixel spans from the functions here, so they cover the
 //! same pixels. The lists are reused from frame to frame.
