@@ -50,6 +50,86 @@ impl<T> Node<T> {
     }
 }
 
+/// Which node holds each cell, level by level, and how many nodes each level holds: a cell's
+/// node is one table read away, and walks stop at the deepest level in use. Nodes come and go
+/// in blocks of four siblings, so the tables change a block at a time.
+#[derive(Clone, Debug)]
+pub(super) struct CellTables {
+    /// Per level, the node of every cell (NULL where none exists); a level's table is
+    /// allocated when its first node is made.
+    tables: Vec<Vec<u32>>,
+    /// Live nodes per level.
+    per_level: [u32; MAX_DEPTH as usize + 1],
+    /// The deepest level with a node.
+    deepest: u8,
+}
+
+impl CellTables {
+    /// The tables of a tree `max_depth` deep that holds its root alone (node 0).
+    pub(super) fn new(max_depth: u8) -> Self {
+        let mut tables = vec![Vec::new(); max_depth as usize + 1];
+        tables[0] = vec![0];
+        let mut per_level = [0; MAX_DEPTH as usize + 1];
+        per_level[0] = 1;
+        CellTables {
+            tables,
+            per_level,
+            deepest: 0,
+        }
+    }
+
+    /// The deepest level with a node.
+    #[inline(always)]
+    pub(super) fn deepest(&self) -> u8 {
+        self.deepest
+    }
+
+    /// Live nodes per level.
+    pub(super) fn per_level(&self) -> &[u32; MAX_DEPTH as usize + 1] {
+        &self.per_level
+    }
+
+    /// The node of every cell of `level`, row by row (`(cy << level) | cx`); empty for a
+    /// level that never had a node.
+    #[inline(always)]
+    pub(super) fn table(&self, level: u8) -> &[u32] {
+        &self.tables[level as usize]
+    }
+
+    /// Every level's table, the root's first.
+    pub(super) fn all(&self) -> &[Vec<u32>] {
+        &self.tables
+    }
+
+    /// Records the four children `first..first + 4` of the node of cell `(pcx, pcy)` one
+    /// level up: child `q` holds cell `(2 * pcx + (q & 1), 2 * pcy + (q >> 1))` of `level`.
+    pub(super) fn add_block(&mut self, level: u8, pcx: u32, pcy: u32, first: u32) {
+        let table = &mut self.tables[level as usize];
+        if table.is_empty() {
+            *table = vec![NULL; 1usize << (2 * level as usize)];
+        }
+        for q in 0..4u32 {
+            let (cx, cy) = (2 * pcx + (q & 1), 2 * pcy + (q >> 1));
+            table[((cy << level) | cx) as usize] = first + q;
+        }
+        self.per_level[level as usize] += 4;
+        self.deepest = self.deepest.max(level);
+    }
+
+    /// Forgets the four children of the node of cell `(pcx, pcy)` one level up.
+    pub(super) fn remove_block(&mut self, level: u8, pcx: u32, pcy: u32) {
+        let table = &mut self.tables[level as usize];
+        for q in 0..4u32 {
+            let (cx, cy) = (2 * pcx + (q & 1), 2 * pcy + (q >> 1));
+            table[((cy << level) | cx) as usize] = NULL;
+        }
+        self.per_level[level as usize] -= 4;
+        while self.deepest > 0 && self.per_level[self.deepest as usize] == 0 {
+            self.deepest -= 1;
+        }
+    }
+}
+
 impl<T> Quadtree<T> {
     /// Drops every node and puts an empty root back, with the scales of the current config.
     pub(super) fn reset_nodes(&mut self) {
@@ -57,13 +137,7 @@ impl<T> Quadtree<T> {
         self.nodes.clear();
         self.free_blocks.clear();
         self.spare_capacity = 0;
-        self.level_tables.clear();
-        self.level_tables
-            .resize_with(self.config.max_depth as usize + 1, Vec::new);
-        self.level_tables[0] = vec![0];
-        self.nodes_per_level = [0; MAX_DEPTH as usize + 1];
-        self.nodes_per_level[0] = 1;
-        self.deepest = 0;
+        self.cells = CellTables::new(self.config.max_depth);
         self.nodes.push(Node::new(NULL, 0, 0, 0, self.tree));
     }
 
@@ -104,9 +178,6 @@ impl<T> Quadtree<T> {
                 first
             }
         };
-        if self.level_tables[level as usize].is_empty() {
-            self.level_tables[level as usize] = vec![NULL; 1usize << (2 * level as usize)];
-        }
         for q in 0..4u32 {
             let (cx, cy) = (2 * pcx + (q & 1), 2 * pcy + (q >> 1));
             let n = &mut self.nodes[(first + q) as usize];
@@ -119,16 +190,14 @@ impl<T> Quadtree<T> {
             *n = Node::new(parent, level, cx, cy, self.tree);
             n.items = items;
             n.items.unband();
-            self.level_tables[level as usize][((cy << level) | cx) as usize] = first + q;
         }
+        self.cells.add_block(level, pcx, pcy, first);
         self.nodes[parent as usize].first_child = first;
         // The parent is internal now. Its entries may move within its list: the callers set
         // the slots of those that stay (a split does after moving the rest down; a bulk
         // build fills lists only after making the nodes).
         let centre_x = self.centre_x(level - 1, pcx);
         self.nodes[parent as usize].items.make_banded(centre_x);
-        self.nodes_per_level[level as usize] += 4;
-        self.deepest = self.deepest.max(level);
         first
     }
 
@@ -139,7 +208,10 @@ impl<T> Quadtree<T> {
     /// freed list shrinks to what `alloc_children` reserves. Without the budget, churn that
     /// crowds a different cell each time leaves a peak-sized list in every such cell.
     pub(super) fn free_children(&mut self, first: u32) {
-        let level = self.nodes[first as usize].level;
+        let (level, pcx, pcy) = {
+            let n = &self.nodes[first as usize];
+            (n.level, n.cx >> 1, n.cy >> 1)
+        };
         let keep = self.config.leaf_capacity.min(LIST_RESERVE_CAP) + 1;
         let budget = 2 * self.slots.len() + 4 * keep;
         for q in 0..4 {
@@ -151,13 +223,8 @@ impl<T> Quadtree<T> {
             self.spare_capacity += n.items.capacity();
             n.live = false;
             n.parent = NULL;
-            let idx = ((n.cy << level) | n.cx) as usize;
-            self.level_tables[level as usize][idx] = NULL;
         }
-        self.nodes_per_level[level as usize] -= 4;
-        while self.deepest > 0 && self.nodes_per_level[self.deepest as usize] == 0 {
-            self.deepest -= 1;
-        }
+        self.cells.remove_block(level, pcx, pcy);
         self.free_blocks.push(first);
     }
 
@@ -304,5 +371,41 @@ impl<T> Quadtree<T> {
             self.collapse(0);
         }
         self.nodes[0].subtree_len = self.nodes[0].items.len() as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_tables_follow_blocks_added_and_removed() {
+        let mut t = CellTables::new(3);
+        assert_eq!((t.deepest(), t.table(0)), (0, &[0][..]));
+        assert!(t.table(1).is_empty() && t.table(3).is_empty());
+        assert_eq!(t.per_level()[..4], [1, 0, 0, 0]);
+        // The root's four children, then the children of its child at cell (1, 0).
+        t.add_block(1, 0, 0, 1);
+        assert_eq!(t.table(1), &[1, 2, 3, 4]);
+        t.add_block(2, 1, 0, 5);
+        assert_eq!(t.deepest(), 2);
+        assert_eq!(t.per_level()[..4], [1, 4, 4, 0]);
+        // Level 2 is four cells wide: the block covers cells x 2..=3, y 0..=1.
+        let at = |t: &CellTables, cx: u32, cy: u32| t.table(2)[((cy << 2) | cx) as usize];
+        assert_eq!(
+            [at(&t, 2, 0), at(&t, 3, 0), at(&t, 2, 1), at(&t, 3, 1)],
+            [5, 6, 7, 8]
+        );
+        assert_eq!(t.table(2).iter().filter(|&&n| n != NULL).count(), 4);
+        // Removing the deep block brings the deepest level back, and keeps the table.
+        t.remove_block(2, 1, 0);
+        assert_eq!(t.deepest(), 1);
+        assert!(t.table(2).iter().all(|&n| n == NULL) && t.table(2).len() == 16);
+        t.remove_block(1, 0, 0);
+        assert_eq!(
+            (t.deepest(), t.per_level()[..3].to_vec()),
+            (0, vec![1, 0, 0])
+        );
+        assert_eq!(t.all().len(), 4);
     }
 }

@@ -431,7 +431,7 @@ impl<T> Quadtree<T> {
             let (above, here) = b.cells.split_at_mut(level_base(level));
             let parents = &above[level_base(level - 1)..];
             let here = &mut here[..1 << (2 * level)];
-            let table = &self.level_tables[level as usize];
+            let table = self.cells.table(level as u8);
             let side = 1usize << level;
             // Two cells of a row share a parent: pairs, with no index arithmetic per cell.
             // A level's table is either whole or, where no node ever reached it, empty.

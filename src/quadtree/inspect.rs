@@ -194,7 +194,7 @@ impl<T> Quadtree<T> {
         Nodes {
             tree: self,
             next: 0,
-            remaining: self.nodes_per_level.iter().map(|&n| n as usize).sum(),
+            remaining: self.cells.per_level().iter().map(|&n| n as usize).sum(),
         }
     }
 
@@ -325,7 +325,7 @@ impl<T> Quadtree<T> {
     pub fn stats(&self) -> TreeStats {
         let mut s = TreeStats {
             items: self.len,
-            deepest_level: self.deepest,
+            deepest_level: self.cells.deepest(),
             ..TreeStats::default()
         };
         for node in self.nodes.iter().filter(|n| n.live) {

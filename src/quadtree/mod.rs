@@ -148,7 +148,7 @@ mod update_many;
 mod validate;
 mod visit;
 
-use arena::{Node, NULL};
+use arena::{CellTables, Node, NULL};
 use items::ItemList;
 use placement::{CellRange, Grid};
 use slots::{Entry, Slot, SlotKey, SlotTable, TreeId, RETIRED};
@@ -273,11 +273,8 @@ pub struct Quadtree<T> {
     free_blocks: Vec<u32>,
     /// Entries the item lists of the nodes in `free_blocks` have room for.
     spare_capacity: usize,
-    /// Per level, the node of every cell (NULL where none exists); allocated on first use.
-    level_tables: Vec<Vec<u32>>,
-    /// Live nodes per level, to know the deepest level in use.
-    nodes_per_level: [u32; MAX_DEPTH as usize + 1],
-    deepest: u8,
+    /// Which node holds each cell, per level.
+    cells: CellTables,
     /// Where each handle's item lives, and the free chain.
     slots: SlotTable,
     /// Sets this tree's handles apart from every other tree's: fresh for every clone.

@@ -203,7 +203,7 @@ impl<T> Quadtree<T> {
         let last = (1u32 << level) - 1;
         let r = self.range_at_level(range, level);
         let (x1, y1) = (r.x1.min(last), r.y1.min(last));
-        let table = &self.level_tables[level as usize];
+        let table = self.cells.table(level);
         for cy in r.y0..=y1 {
             for cx in r.x0..=x1 {
                 let other = table[((cy << level) | cx) as usize];

@@ -203,10 +203,10 @@ impl<T> Quadtree<T> {
     /// (children come in blocks of four), so the first table hit from below is the deepest.
     #[inline]
     pub(super) fn node_for(&self, p: Place) -> u32 {
-        let mut level = p.level.min(self.deepest);
+        let mut level = p.level.min(self.cells.deepest());
         loop {
             let shift = p.level - level;
-            let table = &self.level_tables[level as usize];
+            let table = self.cells.table(level);
             if !table.is_empty() {
                 let idx = ((p.cy >> shift) << level | (p.cx >> shift)) as usize;
                 let node = table[idx];

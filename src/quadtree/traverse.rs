@@ -103,7 +103,7 @@ impl<T> Quadtree<T> {
     /// [`walk_table`](Self::walk_table).
     #[inline(always)]
     pub(super) fn table_walk_fits(&self, range: CellRange) -> bool {
-        let deep = self.range_at_level(range, self.deepest);
+        let deep = self.range_at_level(range, self.cells.deepest());
         u64::from(deep.x1 - deep.x0 + 1) * u64::from(deep.y1 - deep.y0 + 1) <= TABLE_WALK_CELLS
     }
 
@@ -122,7 +122,7 @@ impl<T> Quadtree<T> {
         // Loose regions overlap, so the range widens by each level's margin: from the root
         // down, where a node exists only if its parent does, so a level without a node in
         // range ends the walk.
-        for (level, table) in self.level_tables[..=self.deepest as usize]
+        for (level, table) in self.cells.all()[..=self.cells.deepest() as usize]
             .iter()
             .enumerate()
         {
@@ -158,7 +158,7 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(&'a Node<T>) -> ControlFlow<B>,
     {
-        let mut level = self.deepest;
+        let mut level = self.cells.deepest();
         let (cx, cy) = loop {
             // Exact cells of a level are the deepest ones shifted, always inside the level.
             let shift = self.config.max_depth - level;
@@ -167,7 +167,7 @@ impl<T> Quadtree<T> {
             if x0 == x1 && y0 == y1 {
                 break (x0, y0);
             }
-            let table = &self.level_tables[level as usize];
+            let table = self.cells.table(level);
             for cy in y0..y1 + 1 {
                 let row = (cy << level) as usize;
                 for cx in x0..x1 + 1 {
@@ -241,10 +241,10 @@ impl<T> Quadtree<T> {
         // Stage 1: a small range reads each level's table directly, level by level: no stack
         // and no child tests, which is most of the walk's cost for small items. A node exists
         // only if its parent does, so a level without a node in range ends the walk.
-        let deep = self.range_at_level(range, self.deepest);
+        let deep = self.range_at_level(range, self.cells.deepest());
         let cells = u64::from(deep.x1 - deep.x0 + 1) * u64::from(deep.y1 - deep.y0 + 1);
         if cells <= TABLE_WALK_CELLS {
-            for level in parent.level + 1..=self.deepest {
+            for level in parent.level + 1..=self.cells.deepest() {
                 // Only `parent`'s descendants: its cell, `2^s` cells wide at this level.
                 let s = level - parent.level;
                 let r = self.range_at_level(range, level);
@@ -252,7 +252,7 @@ impl<T> Quadtree<T> {
                 let x1 = r.x1.min(((parent.cx + 1) << s) - 1);
                 let y0 = r.y0.max(parent.cy << s);
                 let y1 = r.y1.min(((parent.cy + 1) << s) - 1);
-                let table = &self.level_tables[level as usize];
+                let table = self.cells.table(level);
                 let mut any = false;
                 for cy in y0..=y1 {
                     for cx in x0..=x1 {
@@ -363,7 +363,7 @@ mod tests {
                 assert_eq!(by_table, by_stack, "{placement:?} {range:?}");
             }
             assert!(walked > 1_000, "{walked}");
-            assert!(tree.deepest >= 5, "the tree must be deep somewhere");
+            assert!(tree.cells.deepest() >= 5, "the tree must be deep somewhere");
         }
     }
 }

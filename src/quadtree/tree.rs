@@ -2,8 +2,8 @@
 //! access by handle.
 
 use super::{
-    bulk, Config, Entry, Grid, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotTable, TreeId,
-    MAX_DEPTH, MAX_ITEMS,
+    bulk, CellTables, Config, Entry, Grid, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotTable,
+    TreeId, MAX_DEPTH, MAX_ITEMS,
 };
 
 impl<T> Quadtree<T> {
@@ -56,9 +56,7 @@ impl<T> Quadtree<T> {
             nodes: Vec::new(),
             free_blocks: Vec::new(),
             spare_capacity: 0,
-            level_tables: Vec::new(),
-            nodes_per_level: [0; MAX_DEPTH as usize + 1],
-            deepest: 0,
+            cells: CellTables::new(config.max_depth),
             slots: SlotTable::new(),
             tree,
             ancestors: Vec::new(),

@@ -80,7 +80,7 @@ impl<T> Quadtree<T> {
             );
             ensure!(node.level <= depth, "node {n} deeper than max_depth");
             per_level[node.level as usize] += 1;
-            let table = &self.level_tables[node.level as usize];
+            let table = self.cells.table(node.level);
             let idx = ((node.cy << node.level) | node.cx) as usize;
             ensure!(
                 table.get(idx) == Some(&n),
@@ -174,15 +174,15 @@ impl<T> Quadtree<T> {
             "root count != len()"
         );
         ensure!(
-            per_level == self.nodes_per_level,
+            per_level == *self.cells.per_level(),
             "per-level node counts are stale"
         );
         let deepest = per_level.iter().rposition(|&c| c > 0).unwrap_or(0) as u8;
         ensure!(
-            deepest == self.deepest,
+            deepest == self.cells.deepest(),
             "deepest level {} recorded as {}",
             deepest,
-            self.deepest
+            self.cells.deepest()
         );
 
         // Stage 2: the unreached nodes are exactly the free blocks, and are empty.
@@ -217,7 +217,8 @@ impl<T> Quadtree<T> {
             }
         }
         let table_entries: usize = self
-            .level_tables
+            .cells
+            .all()
             .iter()
             .map(|t| t.iter().filter(|&&v| v != NULL).count())
             .sum();
