@@ -2,17 +2,19 @@
 //!
 //! # Architecture
 //! One node array plus a free list of child blocks (`arena`), one slot table of generational
-//! handles (`slots`), and per-level dense tables that name the node of every cell. An item's
-//! node is computed from its rectangle in O(1) (`placement`) instead of by a descent, which is
-//! what makes insert, remove and move cheap. Each node keeps its items in a list of blocks of
-//! rectangles that the scans test several at a time (`items`).
+//! handles (`SlotTable`, in `slots`), and per-level dense tables that name the node of every
+//! cell (`CellTables`, in `arena`). An item's node is computed from its rectangle in O(1) by
+//! the grid's cell mapping (`Grid`, in `placement`) instead of by a descent, which is what
+//! makes insert, remove and move cheap. Each node keeps its items in a list of blocks of
+//! rectangles that the scans test several at a time (`items`). `Quadtree` holds these parts,
+//! each a type with its own tests, and the work buffers its operations reuse.
 //!
 //! This file holds the [`Quadtree`] type; each concern has a file:
 //! - `tree`: construction, insert, remove, update, clear and access by handle;
 //! - `config`: [`Config`], [`Placement`] and the limits;
 //! - `slots`: [`ItemId`], [`ItemRef`], the slot table and its free chain;
-//! - `placement`: rectangle to level and cell, and the node that must hold it;
-//! - `arena`: nodes, splits, merges, collapses;
+//! - `placement`: the grid: rectangle to level and cell, and the node that must hold it;
+//! - `arena`: nodes, the cell tables, splits, merges, collapses;
 //! - `items`: a node's item list and its block scans;
 //! - `simd`: the block test and bounding box in each target's vector form (the tree's only unsafe code);
 //! - `traverse`: the explicit-stack and table walks every query and the pair search use;
