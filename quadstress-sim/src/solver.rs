@@ -280,8 +280,8 @@ struct Params {
 impl Params {
     #[inline(always)]
     fn clamp_to_walls(&self, p: &mut Particle) {
-        p.x = p.x.clamp(self.left, self.right);
-        p.y = p.y.clamp(self.top, self.floor);
+        p.x = within(p.x, self.left, self.right);
+        p.y = within(p.y, self.top, self.floor);
     }
 }
 
@@ -517,8 +517,8 @@ fn move_particle(p: &Params, q: &mut Particle, b: &mut Body) {
         return;
     }
     q.vy += p.gh;
-    q.vx = q.vx.clamp(-p.limit, p.limit);
-    q.vy = q.vy.clamp(-p.limit, p.limit);
+    q.vx = within(q.vx, -p.limit, p.limit);
+    q.vy = within(q.vy, -p.limit, p.limit);
     q.x += q.vx * p.h;
     q.y += q.vy * p.h;
     let (vx, vy) = (q.vx, q.vy);
@@ -539,8 +539,8 @@ fn move_particle(p: &Params, q: &mut Particle, b: &mut Body) {
 #[inline(always)]
 fn take_velocity(p: &Params, q: &mut Particle, b: &mut Body) {
     if p.h > 0.0 && !b.asleep() {
-        q.vx = (q.vx + (q.x - b.mid[0]) / p.h).clamp(-p.limit, p.limit);
-        q.vy = (q.vy + (q.y - b.mid[1]) / p.h).clamp(-p.limit, p.limit);
+        q.vx = within(q.vx + (q.x - b.mid[0]) / p.h, -p.limit, p.limit);
+        q.vy = within(q.vy + (q.y - b.mid[1]) / p.h, -p.limit, p.limit);
     }
     b.mid = [q.x, q.y];
 }
@@ -564,6 +564,20 @@ fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, p: &Params) {
     } else {
         out * p.restitution
     };
+}
+
+/// `x.clamp(lo, hi)` to the bit, for `lo <= hi` (which `Params` keeps), without `clamp`'s
+/// check of the bounds, which the compiler could not drop from the per-particle and contact
+/// loops.
+#[inline(always)]
+fn within(x: f32, lo: f32, hi: f32) -> f32 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
 }
 
 /// `x` clamped to `[-limit, limit]` (`limit >= 0`).
