@@ -439,7 +439,9 @@ impl Simulation {
                     move |j, (c, pp, b)| {
                         let (c, c0) = c.get();
                         let (prm, (p, p0)) = (p, pp.get());
-                        let (b, _) = b.get();
+                        // As long as `p` (so it is): the bounds checks of `two` on `b` are
+                        // then those on `p`, which the compiler drops.
+                        let b = &mut b.get().0[..p.len()];
                         let k = first(j);
                         let range = |k: usize| {
                             if k < count {
@@ -475,8 +477,9 @@ impl Simulation {
         } else {
             0..buf.sorted.len()
         };
+        let bodies = &mut buf.bodies[..n];
         for c in &mut buf.sorted[serial] {
-            on_pair::<RESTITUTE>(p, &mut self.particles, &mut buf.bodies, 0, c);
+            on_pair::<RESTITUTE>(p, &mut self.particles, bodies, 0, c);
         }
     }
 }
