@@ -12,13 +12,9 @@
 //! motion the pushes made (`v += Δx / h`): a particle pushed out of a support stops, one
 //! pushed sideways off a corner moves sideways. Only the part of a push that undoes this
 //! substep's approach changes a velocity; the rest (overlap that was already there, as in a
-//! fresh burst) moves the particle without giving it speed, at most half a side a substep,
-//! so overlapping spawns separate instead of exploding and no push throws a particle far
-//! from the box its contacts were found with. Under gravity, after the last substep,
-//! restitution gives each contact that closed faster than gravity gives in two steps `e`
-//! times its closing speed back, once. Without gravity (a gas) no push gives speed: a
-//! closing pair gets an impulse between equals at once, which an elastic gas (`e = 1`)
-//! keeps its energy by.
+//! fresh burst) moves the particle without giving it speed, so overlapping spawns separate
+//! instead of exploding. After the last substep, restitution gives each contact that closed
+//! faster than gravity gives in two steps `e` times its closing speed back, once.
 //!
 //! The contact list comes from the tree holding each particle's square swept over the step
 //! and grown by a small margin (see `broad`): a particle that falls several sides in a step
@@ -54,10 +50,7 @@
 //! a whole stack in one pass and tall piles do not sink. A falling clump has no support and
 //! is solved as equals. The walls take part in the solve: a particle against a wall cannot be
 //! pushed into it, so the other one takes the whole push; a pair that can part along neither
-//! side of its axis parts the other way round if the two are level (a square on the floor
-//! beside a sleeping one climbs onto it), else along the other axis (a column from the floor
-//! to the ceiling). Under gravity, squares sunk more than half a side into each other
-//! across part vertically, so one squeezed into a gap narrower than itself climbs out.
+//! side of its axis (a column from the floor to the ceiling) parts along the other axis.
 //!
 //! # Sleeping
 //! Under gravity, a particle slower than [`SLEEP_SPEED`] sides a second for [`SLEEP_STEPS`]
@@ -129,8 +122,8 @@ const B_LOW: u32 = 4;
 /// A particle's state in the solver, beside the particle.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct Body {
-    /// Where it was after this substep's motion, before its contacts (moved along with
-    /// pushes that must not give it speed).
+    /// Where the particle was after this substep's motion, before its contacts (moved along
+    /// with pushes that must not give it speed).
     mid: [f32; 2],
     /// Steps in a row it has been slow; asleep from [`SLEEP_STEPS`] on.
     still: u32,
@@ -270,8 +263,6 @@ struct Params {
     slop: f32,
     /// A gap up to this still counts as resting on a support.
     touch: f32,
-    /// The most a substep's push undoes of an overlap that was there before its motion.
-    cap: f32,
     wake_speed: f32,
     sleep_speed: f32,
     substep: u32,
@@ -325,7 +316,6 @@ impl Simulation {
             floor: self.wall_y,
             slop: 0.001 * s,
             touch: 0.02 * s,
-            cap: 0.5 * s,
             wake_speed: WAKE_SPEED * s,
             sleep_speed: SLEEP_SPEED * s,
             substep: self.buffers.substep,
@@ -636,7 +626,6 @@ fn solve_contact(
     // from the side it was on, even if it crossed since.
     let (wx, wy) = (dx - (b.vx - a.vx) * p.h, dy - (b.vy - a.vy) * p.h);
     let (apart_x, apart_y) = (wx.abs() >= s, wy.abs() >= s);
-    let came_apart = apart_x != apart_y;
     let (mut along_y, mut dir) = if apart_y != apart_x {
         (apart_y, if apart_y { side(wy) } else { side(wx) })
     } else if oy <= ox || p.gravity && ox > 0.5 * s {
@@ -753,27 +742,19 @@ fn solve_contact(
             bb.still = 0;
         }
     }
-    // Two parts: what this substep's motion brought in (which the pair's boxes in the tree
-    // covered), and overlap found already there, undone at most half a side a substep, so
-    // that a deep overlap (a square climbing out of a gap) does not throw a particle far
-    // from its box, among particles whose contacts the step does not have. The approach
-    // counts the pushes this substep already made (`x - mid`): a particle held up by its
-    // support has stopped.
-    let approach = (a.vx * p.h + a.x - ba.mid[0] - b.vx * p.h - b.x + bb.mid[0]) * nx
-        + (a.vy * p.h + a.y - ba.mid[1] - b.vy * p.h - b.y + bb.mid[1]) * ny;
-    let moved = push.min(approach.max(0.0));
-    // A pair that was apart before the substep's motion came together within it, inside its
-    // boxes: all of that overlap goes.
-    let push = if came_apart {
-        push
+    // Under gravity, the part of the push that undoes this substep's approach becomes
+    // velocity at the substep's end (`take_velocity`); the rest only moves the particles
+    // (their `mid` moves along), so overlapping spawns part without flying apart. The
+    // approach counts the pushes this substep already made (`x - mid`): a particle held up
+    // by its support has stopped. Without gravity every push is of the second kind, and
+    // a closing pair gets an elastic impulse instead (below).
+    let approach = if p.gravity {
+        (a.vx * p.h + a.x - ba.mid[0] - b.vx * p.h - b.x + bb.mid[0]) * nx
+            + (a.vy * p.h + a.y - ba.mid[1] - b.vy * p.h - b.y + bb.mid[1]) * ny
     } else {
-        moved + (push - moved).min(p.cap)
+        0.0
     };
-    // Under gravity the first part becomes velocity at the substep's end (`take_velocity`);
-    // the second only moves the particles (their `mid` moves along), so overlapping spawns
-    // part without flying apart. Without gravity no push gives speed: a closing pair gets an
-    // elastic impulse instead (below).
-    let quiet = if p.gravity { push - moved } else { push };
+    let quiet = (push - approach.max(0.0)).max(0.0);
     let (ax, ay, bx, by) = (a.x, a.y, b.x, b.y);
     a.x -= wa * push * nx;
     a.y -= wa * push * ny;
@@ -926,7 +907,6 @@ mod tests {
             floor: 92.0,
             slop: 0.008,
             touch: 0.16,
-            cap: 4.0,
             wake_speed: 8.0,
             sleep_speed: 2.0,
             substep: 10,
@@ -962,10 +942,7 @@ mod tests {
             (40.0, 92.0),
         ] {
             let (mut a, mut b) = (at(x, y), at(x, y));
-            // Half a side a substep: two substeps part them.
-            for _ in 0..2 {
-                solve(&p, &mut a, &mut b);
-            }
+            solve(&p, &mut a, &mut b);
             let gap = (a.x - b.x).abs().max((a.y - b.y).abs());
             assert!(gap >= 8.0 - 0.01, "({x}, {y}): {a:?} {b:?}");
         }
