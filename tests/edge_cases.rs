@@ -1090,7 +1090,7 @@ fn moves_after_sort_straddlers_keep_the_tree_valid() {
 /// The nodes a tree has, and the items each holds, follow from the items' boxes alone:
 /// moving items one `update` at a time, by `update_many`, by `par_update_many` on 1 to 3
 /// threads, or building the final boxes afresh (one by one or with `insert_many`) gives the
-/// same nodes holding the same items, under both placements (the loose tree among
+/// same nodes holding the same items, under both placements (a loose tree of leaf capacity 1 in a tall world among
 /// them). What history changes is only the order: of the nodes in [`Quadtree::nodes`] (and
 /// so of the pair search), and of the items within a node. `update_many` and
 /// `par_update_many` agree in that order too, on any thread count, which is what a
