@@ -15,19 +15,25 @@ pub(super) const NULL: u32 = u32::MAX;
 /// A node of the arena. Children are allocated as a block of four consecutive nodes, so a
 /// node needs one link to reach all of them; quadrant `q` is `first_child + q` with
 /// `q = (x bit) | (y bit) << 1`.
+///
+/// Two cache lines, aligned, in a fixed order: the first holds what a walk reads of a node
+/// it passes by (the links, the cell, the counts, and the list's bands and centre line, see
+/// [`ItemList`]), so that a small query reads one line of each ancestor whose bands it misses;
+/// the second the list's storage, read only by a scan.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub(super) struct Node<T> {
     pub(super) parent: u32,
     /// First of four children, or NULL for a leaf.
     pub(super) first_child: u32,
-    pub(super) level: u8,
-    /// False while the node sits in the free list.
-    pub(super) live: bool,
     /// Cell coordinates at `level`.
     pub(super) cx: u32,
     pub(super) cy: u32,
     /// Items in this node and all its descendants: drives merging.
     pub(super) subtree_len: u32,
+    pub(super) level: u8,
+    /// False while the node sits in the free list.
+    pub(super) live: bool,
     pub(super) items: ItemList<T>,
 }
 

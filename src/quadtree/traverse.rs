@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 
-use super::items::HitBatch;
+use super::items::with_block_test;
 use super::placement::Place;
 use super::{CellRange, ItemList, ItemRef, Node, Quadtree, Rect, MAX_DEPTH, NULL};
 
@@ -196,33 +196,24 @@ impl<T> Quadtree<T> {
     where
         F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
     {
-        let mut batch = None;
+        // Borrowed, not moved into the AVX closure: the batch is a few hundred bytes.
+        let (batch, f) = (&mut None, &mut f);
+        let range = self.cell_range(query);
         // Most lists a small query reaches are empty or have both bands away from it: that
-        // test is made in the walk, and only the lists left are scanned, out of line.
-        self.walk_range(
-            self.cell_range(query),
+        // test is made in the walk, and only the lists left are scanned. The whole walk is
+        // compiled for AVX (one dispatch a query), so a short list's scan inlines into it with
+        // no call and no dispatch of its own.
+        with_block_test!(|hits| self.walk_range(
+            range,
             #[inline(always)]
             |node| {
                 if node.items.misses(query) {
                     return ControlFlow::Continue(());
                 }
-                Self::scan_list(&node.items, query, &mut batch, &mut f)
+                node.items
+                    .for_each_hit_windowed_with(query, batch, &mut *f, hits)
             },
-        )
-    }
-
-    /// The scan of one list for [`walk_rect_hits`](Self::walk_rect_hits).
-    #[inline(never)]
-    fn scan_list<'a, B, F>(
-        items: &'a ItemList<T>,
-        query: &Rect,
-        batch: &mut Option<HitBatch>,
-        f: &mut F,
-    ) -> ControlFlow<B>
-    where
-        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
-    {
-        items.for_each_hit_windowed(query, batch, f)
+        ))
     }
 
     /// Hands `f` the items of every node below `parent` (not `parent`'s own) whose region

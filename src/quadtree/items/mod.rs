@@ -31,7 +31,6 @@ use super::simd::{self, Avx};
 use super::{Entry, Rect, TreeId};
 use runs::Run;
 
-pub(super) use scan::HitBatch;
 pub(super) use storage::EntriesMut;
 
 /// Rectangles per block: one 256-bit AVX register per edge, or two SSE registers.
@@ -110,25 +109,27 @@ impl Lanes {
 /// is in changes only speed, never an answer. A sorted list also keeps a [`Run`] per group,
 /// which region queries search instead of scanning the whole group.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(super) struct ItemList<T> {
-    entries: Vec<Entry<T>>,
-    /// `lanes[p / W]`, lane `p % W`, is the rectangle of `entries[p]`.
-    lanes: Vec<Lanes>,
-    /// The tree's id, which the entries leave out of their handles.
-    tree: TreeId,
-
+    // In this order (see `Node`): what a walk's band test reads first, in the node's first
+    // cache line; the storage after it, in the second.
+    /// Bounds of the crossing group and of the rest: they contain every rectangle of their
+    /// group, and an empty group's holds [`EMPTY_BOUNDS`].
+    bands: [Rect; 2],
+    /// The x of the node's vertical centre line; NaN for a leaf's list, which keeps no groups.
+    centre_x: f32,
     /// Entries before `split` cross `centre_x`; those from `split` on do not. Zero when not
     /// banded. A `u32` (no list holds more than `MAX_ITEMS`), so that a node fits in 128
     /// bytes with the runs' pointer.
     split: u32,
-    /// The x of the node's vertical centre line; NaN for a leaf's list, which keeps no groups.
-    centre_x: f32,
-    /// Bounds of the crossing group and of the rest: they contain every rectangle of their
-    /// group, and an empty group's holds [`EMPTY_BOUNDS`].
-    bands: [Rect; 2],
+    /// `lanes[p / W]`, lane `p % W`, is the rectangle of `entries[p]`.
+    lanes: Vec<Lanes>,
+    entries: Vec<Entry<T>>,
     /// Per group, the part kept sorted along the line its items cross (see [`Run`]); none
     /// until a list is first sorted, so that lists that never are carry one word for it.
     runs: Option<Box<[Run; 2]>>,
+    /// The tree's id, which the entries leave out of their handles.
+    tree: TreeId,
 }
 
 /// The bounds of no rectangle: it intersects nothing, and any rectangle grows it to itself.

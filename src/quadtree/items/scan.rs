@@ -202,6 +202,34 @@ impl<T> ItemList<T> {
         self.for_each_hit(r, 0, batch, f)
     }
 
+    /// [`for_each_hit_windowed`](Self::for_each_hit_windowed) with the block test `hits`
+    /// chosen by the caller, for a walk that runs whole in the AVX-compiled code: a list
+    /// without runs is scanned inline, with no call and no dispatch of its own.
+    #[inline(always)]
+    pub(in crate::quadtree) fn for_each_hit_windowed_with<'a, B, F, H>(
+        &'a self,
+        r: &Rect,
+        batch: &mut Option<HitBatch>,
+        f: F,
+        hits: H,
+    ) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
+        if self.has_runs() {
+            return self.for_each_hit_in_spans(r, 0, batch, f);
+        }
+        let (first, end) = self.block_window(r, 0);
+        if first >= end {
+            return ControlFlow::Continue(());
+        }
+        if end - first >= BATCHED_BLOCKS {
+            return self.scan_long(r, 0, (first, end), batch, f, hits);
+        }
+        self.scan_short(r, 0, (first, end), f, hits)
+    }
+
     /// The scan of a list with runs, apart from the scan of lists without.
     #[inline(never)]
     pub(super) fn for_each_hit_in_spans<'a, B, F>(

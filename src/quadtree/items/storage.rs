@@ -476,7 +476,14 @@ impl<T> ItemList<T> {
     /// banded one whose two bands `r` misses. A caller can skip the scan's setup then.
     #[inline(always)]
     pub(in crate::quadtree) fn misses(&self, r: &Rect) -> bool {
-        self.lanes.is_empty() || (self.banded() && simd::meets2(&self.bands, r) == 0)
+        // A banded list is decided by its bands alone (an empty group's band meets nothing),
+        // which lie in the node's first cache line with the centre line: most lists above a
+        // small query are passed by without reading the line that holds the storage.
+        if self.banded() {
+            simd::meets2(&self.bands, r) == 0
+        } else {
+            self.lanes.is_empty()
+        }
     }
 
     /// The blocks that a scan for `r` must test in a list without runs: a banded list leaves

@@ -1,4 +1,5 @@
 use super::runs::{gallop_partition, ordered, sort_by_key_bits};
+use super::scan::HitBatch;
 use super::*;
 use std::ops::ControlFlow;
 
