@@ -13,6 +13,9 @@
 //! ./target/release/examples/thread_scaling            # 5 rounds
 //! ROUNDS=3 THREADS=1,2,4,8,16 ./target/release/examples/thread_scaling
 //! ```
+//!
+//! `MOVING=n` moves `n` boxes of side 2 at constant density instead of the million (the
+//! task keeps its name).
 
 use quadstress::{Config, ItemId, PairWorkspace, Quadtree, Rect, UpdateWorkspace};
 use quadstress_benches::workloads;
@@ -72,10 +75,15 @@ fn main() {
     let (t100k, _) = built(w100k, &r100k);
     let (t1m, _) = built(w1m, &r1m);
     // The moving boxes go back and forth between two frames a random-walk step apart.
-    let (mut moving, ids) = built(w1m, &r1m);
-    let mut stepped = r1m.clone();
-    workloads::Motion::walk(0.5, 5).advance(&w1m, &mut stepped);
-    let frames = [stepped, r1m.clone()];
+    // `MOVING=n`: that many boxes move instead of 1,000,000 (a smaller batch to profile).
+    let (wm, rm) = match env_or("MOVING", 1_000_000) {
+        1_000_000 => (w1m, r1m.clone()),
+        n => workloads::constant_density(n, n as u64),
+    };
+    let (mut moving, ids) = built(wm, &rm);
+    let mut stepped = rm.clone();
+    workloads::Motion::walk(0.5, 5).advance(&wm, &mut stepped);
+    let frames = [stepped, rm];
 
     let mut ws = PairWorkspace::new();
     let mut uws = UpdateWorkspace::new();
