@@ -163,6 +163,29 @@ impl<T> Quadtree<T> {
         }
     }
 
+    /// Moves one item's count from the path of `from` up to the root to the path of `to`:
+    /// what `add_to_path(to, 1)` then `add_to_path(from, -1)` do, stopping where the two
+    /// paths meet, above which the counts do not change (a move changes node mostly between
+    /// a leaf and its parent).
+    pub(super) fn move_count(&mut self, from: u32, to: u32) {
+        let (mut a, mut b) = (from, to);
+        while a != b {
+            let (la, lb) = (self.nodes[a as usize].level, self.nodes[b as usize].level);
+            // The deeper node steps up; at one level, neither is the other's ancestor, so
+            // both do. The root is on both paths, so the loop ends there at the latest.
+            if la >= lb {
+                let n = &mut self.nodes[a as usize];
+                n.subtree_len = n.subtree_len.wrapping_sub(1);
+                a = n.parent;
+            }
+            if lb >= la {
+                let n = &mut self.nodes[b as usize];
+                n.subtree_len = n.subtree_len.wrapping_add(1);
+                b = n.parent;
+            }
+        }
+    }
+
     /// Gives `parent` four empty children and registers them in their level's table.
     pub(super) fn alloc_children(&mut self, parent: u32) -> u32 {
         let (level, pcx, pcy) = {

@@ -321,8 +321,7 @@ impl<T> Quadtree<T> {
         let target = self.node_for(p);
         let entry = self.detach(old, slot.pos);
         self.attach(target, rect, entry);
-        self.add_to_path(target, 1);
-        self.add_to_path(old, -1);
+        self.move_count(old, target);
         self.split_if_full(target);
         self.merge_if_sparse(old);
     }
