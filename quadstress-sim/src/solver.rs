@@ -33,10 +33,22 @@
 //! over a joint), against a neighbour, or on the floor. Locked squares with axis-aligned
 //! normals would instead stand in any offset stack: one-wide towers, chains leaning half a
 //! side per level and vertical crevasses that never close, which real grains (that roll and
-//! tip) do not leave. With the tilt, towers and chains topple, a pile packs like bricks and
-//! its surface stays within a few sides of level. Every contact's depth stays that of the
-//! squares (rounded boxes would slide similarly at their corners, but let the drawn squares
-//! overlap there).
+//! tip) do not leave. With the tilt, chains topple, a pile packs like bricks and its surface
+//! stays within a few sides of level. Every contact's depth stays that of the squares
+//! (rounded boxes would slide similarly at their corners, but let the drawn squares overlap
+//! there).
+//!
+//! The tilt leaves one stack standing: squares exactly on top of one another (a tower one
+//! wide, or the face of a cliff of aligned squares). A grain balanced on another rolls off
+//! where nothing holds it, so a square *leans*: one that rests on a single support, carries
+//! nothing, and has nothing beside it on one side (no particle within the broad phase's
+//! margin, no wall) gains sideways speed towards that side, half what gravity gives, up to a
+//! side a second (free on both sides: away from its support's centre). It tips off its
+//! support and falls; its support, woken, carries nothing then and may lean in turn, so a
+//! tower comes down from the top, one square at a time, as a heap's face does. A square on
+//! two supports (a brick over a joint), held on both sides or carrying another stands. The
+//! lean is decided once a substep, in the particle pass, from the contacts of the substep
+//! before (each particle notes on which side its supports lie and whether it carries one).
 //!
 //! Friction is Coulomb's, at the position level: the sliding of a pair across its normal
 //! during a substep is undone up to `friction` times the push along the normal (0.3 under
@@ -49,8 +61,14 @@
 //! goes to the upper one (shock propagation, Guendelman et al.), so a correction travels up
 //! a whole stack in one pass and tall piles do not sink. A falling clump has no support and
 //! is solved as equals. The walls take part in the solve: a particle against a wall cannot be
-//! pushed into it, so the other one takes the whole push; a pair that can part along neither
-//! side of its axis (a column from the floor to the ceiling) parts along the other axis.
+//! pushed into it, so the other one takes the whole push (along an axis; the sideways part of
+//! a tilted push that a wall stops is dropped, not handed to the other particle, which would
+//! otherwise be driven away from every wall and leave a crevasse along it); a pair deep in
+//! each other that can part along neither side of its axis (a column from the floor to the
+//! ceiling) parts along the other axis. A shallow overlap that cannot part along its axis
+//! stays as it is: parting it along the other axis would push one particle through a whole
+//! side, into whatever lies there (a square at a wall beside a sleeping one was pushed into
+//! the one under it, and the two stayed on the same spot).
 //!
 //! # Sleeping
 //! Under gravity, a particle slower than [`SLEEP_SPEED`] sides a second for [`SLEEP_STEPS`]
@@ -99,6 +117,10 @@ const TILT: f32 = 2.0;
 const TILT_MAX: f32 = 2.0;
 /// Coulomb friction of contacts and walls under gravity.
 const FRICTION: f32 = 0.3;
+/// A square that leans (see `lean`) gains this fraction of what gravity gives a substep as
+/// speed sideways, each substep, up to [`LEAN_SPEED`] sides a second.
+const LEAN_ACCEL: f32 = 0.5;
+const LEAN_SPEED: f32 = 1.0;
 
 /// A contact as the solver keeps it: its particles `a < b`, and the row of its lower particle
 /// while it is sorted.
@@ -129,7 +151,20 @@ pub(super) struct Body {
     still: u32,
     /// The substep on which it was last found supported.
     support: u32,
+    /// The substeps on which it last touched a particle on its left and on its right.
+    touched: [u32; 2],
+    /// What it touched along y in the last substep: [`REST_LEFT`], [`REST_RIGHT`], [`LOADED`].
+    rest: u8,
+    /// `rest` of the substep before.
+    rest_before: u8,
 }
+
+/// [`Body::rest`]: it rested on a particle whose centre lies left of (or under) its own...
+const REST_LEFT: u8 = 1;
+/// ...on one whose centre lies right of its own...
+const REST_RIGHT: u8 = 2;
+/// ...and a particle rested on it.
+const LOADED: u8 = 4;
 
 /// `still` of a sleeping particle that wakes at the end of the step.
 const WOKEN: u32 = u32::MAX;
@@ -507,7 +542,11 @@ fn two<T>(slice: &mut [T], i: usize, j: usize) -> (&mut T, &mut T) {
 fn move_particle(p: &Params, q: &mut Particle, b: &mut Body) {
     if b.asleep() {
         b.mid = [q.x, q.y];
+        b.rest = 0;
         return;
+    }
+    if p.gravity {
+        lean(p, q, b);
     }
     q.vy += p.gh;
     q.vx = within(q.vx, -p.limit, p.limit);
@@ -616,11 +655,16 @@ fn solve_contact(
     bb: &mut Body,
 ) {
     let (sleep_a, sleep_b) = (ba.asleep(), bb.asleep());
+    let s = p.size;
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
     if sleep_a && sleep_b {
         return;
     }
-    let s = p.size;
-    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    // Neighbours side by side (any pair the broad phase found: within its margin) hold each
+    // other up sideways (see `lean_side`).
+    if p.gravity && dy.abs() < (1.0 - SIDE_LATERAL) * s && dx.abs() >= dy.abs() {
+        mark_sides(p, dx, ba, bb);
+    }
     let (ox, oy) = (s - dx.abs(), s - dy.abs());
     // Where the pair was before this substep's motion: the axis it was apart on (only one),
     // from the side it was on, even if it crossed since.
@@ -653,6 +697,7 @@ fn solve_contact(
         // Resting on a support across a hair's gap still counts as supported.
         if p.gravity && along_y && depth > -p.touch {
             mark_support(p, lower_is_b, a, ba, b, bb, supported);
+            mark_rest(p, lower_is_b, dx, a, ba, b, bb);
         }
         return;
     }
@@ -707,9 +752,15 @@ fn solve_contact(
         wb = 0.0;
     }
     if wa + wb == 0.0 {
-        // Neither can give this way: swap which side each goes to if they are level along
-        // the axis (a square on the floor beside a sleeping one climbs onto it), else part
-        // along the other axis.
+        // Neither can give this way. A shallow overlap stays (it does not grow: neither
+        // moves towards the other along the axis); parting a pair that barely touches along
+        // another way would push one through a whole side, into whatever lies there.
+        if depth <= 0.5 * s {
+            return;
+        }
+        // A deep one: swap which side each goes to if they are level along the axis (a
+        // square on the floor beside a sleeping one climbs onto it), else part along the
+        // other axis.
         let free = |q: &Particle, body: &Body, along_y: bool, d: f32| {
             f32::from(u8::from(!body.asleep() && can_move(p, q, along_y, d)))
         };
@@ -781,11 +832,13 @@ fn solve_contact(
     // A wall that stopped one particle short hands the rest of the push to the other.
     let short_a = ((ax - a.x) * nx + (ay - a.y) * ny) - wa * push;
     let short_b = ((b.x - bx) * nx + (b.y - by) * ny) - wb * push;
-    if short_a < 0.0 && wb > 0.0 {
+    // Not the sideways part of a tilted push (see the module documentation).
+    let tilted = nx != 0.0 && ny != 0.0;
+    if !tilted && short_a < 0.0 && wb > 0.0 {
         b.x -= short_a * nx;
         b.y -= short_a * ny;
         p.clamp_to_walls(b);
-    } else if short_b < 0.0 && wa > 0.0 {
+    } else if !tilted && short_b < 0.0 && wa > 0.0 {
         a.x += short_b * nx;
         a.y += short_b * ny;
         p.clamp_to_walls(a);
@@ -806,7 +859,100 @@ fn solve_contact(
     }
     if p.gravity && along_y {
         mark_support(p, lower_is_b, a, ba, b, bb, supported);
+        mark_rest(p, lower_is_b, dx, a, ba, b, bb);
     }
+}
+
+/// Notes a resting contact along y (see `lean`): on which side of the upper particle's centre
+/// the lower one lies, and that the lower one carries a load. A sleeping support under an
+/// awake particle with nothing on it and a side free wakes: that one may lean off it, and then
+/// it may lean in turn.
+#[inline(always)]
+fn mark_rest(
+    p: &Params,
+    lower_is_b: bool,
+    dx: f32,
+    a: &Particle,
+    ba: &mut Body,
+    b: &Particle,
+    bb: &mut Body,
+) {
+    let (upper, upper_body, lower_body, up_dx) = if lower_is_b {
+        (a, ba, bb, -dx)
+    } else {
+        (b, bb, ba, dx)
+    };
+    upper_body.rest |= if up_dx >= 0.0 { REST_LEFT } else { REST_RIGHT };
+    lower_body.rest |= LOADED;
+    if lower_body.asleep()
+        && !upper_body.asleep()
+        && upper_body.rest_before & LOADED == 0
+        && held_sides(p, upper, upper_body) != (true, true)
+    {
+        lower_body.still = WOKEN;
+    }
+}
+
+/// Gives a square the sideways speed it gains in a substep from leaning, from the contacts it
+/// had in the last one, which it then forgets.
+///
+/// A square that rests on one support only, with nothing on top of it, tips off towards a
+/// side where nothing holds it (no particle beside it, no wall), as a grain balanced on another
+/// rolls off where nothing holds it; free on both sides (the top of a tower), it tips away from
+/// its support's centre. Squares that do not rotate would otherwise stand in any stack: a tower
+/// one wide, or a cliff of aligned squares, would never fall. Only the top square of a stack
+/// leans, so a tower comes down from the top, one square at a time, as a heap's face does; a
+/// square on two supports (a brick over a joint), held on both sides or carrying another stays.
+#[inline(always)]
+fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
+    let rest = std::mem::take(&mut body.rest);
+    body.rest_before = rest;
+    let side = match rest {
+        REST_LEFT | REST_RIGHT => match held_sides(p, q, body) {
+            (true, true) => return,
+            (true, false) => 1.0,
+            (false, true) => -1.0,
+            (false, false) => {
+                if rest == REST_LEFT {
+                    1.0
+                } else {
+                    -1.0
+                }
+            }
+        },
+        _ => return,
+    };
+    // At walking pace: it tips off, it is not thrown (and a square that rolls into a pocket
+    // between two supports stops there instead of running on along a row).
+    let (dv, cap) = (LEAN_ACCEL * p.gh, LEAN_SPEED * p.size);
+    if side > 0.0 && q.vx < cap {
+        q.vx = (q.vx + dv).min(cap);
+    } else if side < 0.0 && q.vx > -cap {
+        q.vx = (q.vx - dv).max(-cap);
+    }
+}
+
+/// How much two squares side by side must overlap across their contact (in sides) for each to
+/// hold the other up sideways.
+const SIDE_LATERAL: f32 = 0.25;
+
+/// Stamps a pair side by side: `b` lies right of `a` if `dir > 0`.
+#[inline(always)]
+fn mark_sides(p: &Params, dir: f32, ba: &mut Body, bb: &mut Body) {
+    let (a_side, b_side) = if dir > 0.0 { (1, 0) } else { (0, 1) };
+    ba.touched[a_side] = p.substep;
+    bb.touched[b_side] = p.substep;
+}
+
+/// Whether a particle was held on its left and on its right (by a neighbour side by side or a
+/// wall) in this substep or the last.
+#[inline(always)]
+fn held_sides(p: &Params, q: &Particle, body: &Body) -> (bool, bool) {
+    let held = |k: usize| p.substep.wrapping_sub(body.touched[k]) < 2;
+    (
+        held(0) || q.x <= p.left + p.touch,
+        held(1) || q.x >= p.right - p.touch,
+    )
 }
 
 /// Marks the upper particle of a contact along y supported if the lower one is.
@@ -949,7 +1095,7 @@ mod tests {
     }
 
     /// A square on the floor with another on top off its centre is pushed sideways, away from
-    /// its support; a centred one is pushed straight up.
+    /// its support (a centred one: `a_square_free_on_one_side_leans_there`).
     #[test]
     fn a_square_off_its_support_slides_off() {
         let p = params();
@@ -961,10 +1107,94 @@ mod tests {
             "the supported square holds still"
         );
         assert!(up.x > 43.0 && up.y < 84.5, "{up:?}");
-        let (mut low, mut up) = (at(40.0, 92.0), at(40.0, 84.5));
-        solve(&p, &mut low, &mut up);
-        assert_eq!(up.x, 40.0);
-        assert!(up.y < 84.5);
+    }
+
+    /// A square pressed against a wall that barely overlaps a sleeping neighbour beside it
+    /// stays where it is: it is not sent a whole side along the other axis (into the square
+    /// under it, where it stuck: a coincident pair at rest).
+    #[test]
+    fn a_shallow_overlap_against_a_wall_stays() {
+        let p = params();
+        let (mut sleeper, mut mover) = (at(84.008, 60.0), at(92.0, 60.02));
+        mover.vy = p.gh;
+        let (mut bs, mut bm) = (Body::default(), Body::default());
+        bs.still = SLEEP_STEPS;
+        bs.mid = [sleeper.x, sleeper.y];
+        bm.mid = [mover.x, mover.y];
+        let mut c = Contact::default();
+        solve_contact(&p, &mut c, &mut sleeper, &mut bs, &mut mover, &mut bm);
+        assert_eq!((sleeper.x, sleeper.y), (84.008, 60.0));
+        assert_eq!(mover.x, 92.0);
+        assert!((mover.y - 60.02).abs() < 0.01, "{mover:?}");
+    }
+
+    /// A square on one support with nothing on it leans (gains speed) to the side where
+    /// nothing holds it, and away from its support's centre where nothing holds it on either
+    /// side; one held on both sides, carrying another or on two supports stands.
+    #[test]
+    fn a_square_free_on_one_side_leans_there() {
+        let p = params();
+        let free = p.substep.wrapping_sub(5);
+        for (touched, rest, leans) in [
+            ([free, p.substep], REST_LEFT, -1.0),
+            ([p.substep, free], REST_RIGHT, 1.0),
+            ([free, free], REST_LEFT, 1.0),
+            ([free, free], REST_RIGHT, -1.0),
+            ([p.substep, p.substep], REST_LEFT, 0.0),
+            ([free, p.substep], REST_LEFT | LOADED, 0.0),
+            ([free, free], REST_LEFT | REST_RIGHT, 0.0),
+            ([free, free], 0, 0.0),
+        ] {
+            let mut q = at(40.0, 84.0);
+            let mut body = Body {
+                touched,
+                rest,
+                ..Body::default()
+            };
+            move_particle(&p, &mut q, &mut body);
+            assert_eq!(
+                q.vx.signum() * f32::from(u8::from(q.vx != 0.0)),
+                leans,
+                "{touched:?} {rest}"
+            );
+            assert_eq!(body.rest, 0, "forgotten");
+        }
+        // Against a wall counts as held on that side.
+        let mut q = at(0.0, 84.0);
+        let mut body = Body {
+            touched: [free, p.substep],
+            rest: REST_RIGHT,
+            ..Body::default()
+        };
+        move_particle(&p, &mut q, &mut body);
+        assert_eq!(q.vx, 0.0);
+    }
+
+    /// A sleeping square under an awake one free to lean off it wakes; under one held on both
+    /// sides it sleeps on.
+    #[test]
+    fn a_leaning_square_wakes_its_support() {
+        let p = params();
+        for (held, wakes) in [(false, true), (true, false)] {
+            let (mut low, mut up) = (at(40.0, 92.0), at(40.0, 84.005));
+            let mut bl = Body {
+                still: SLEEP_STEPS,
+                mid: [low.x, low.y],
+                ..Body::default()
+            };
+            let mut bu = Body {
+                mid: [up.x, up.y],
+                ..Body::default()
+            };
+            if held {
+                bu.touched = [p.substep, p.substep];
+            }
+            let mut c = Contact::default();
+            solve_contact(&p, &mut c, &mut low, &mut bl, &mut up, &mut bu);
+            assert_eq!(bl.still == WOKEN, wakes, "held {held}");
+            assert_eq!(bl.rest, LOADED);
+            assert_eq!(bu.rest, REST_LEFT);
+        }
     }
 
     /// A fast square that crossed a row within a substep is put back on the side it came from.
