@@ -83,13 +83,14 @@
 //! reordering (see `layout`) puts each stripe's particles in one range of indices. A contact
 //! belongs to the stripe of its lower-indexed particle when its other particle lies in the
 //! same stripe or the next; other contacts (particles spawned since the reordering, or ones
-//! that wandered more than a stripe) go to a serial bucket. Stripes `4j` and `4j + 2` are
-//! solved by one task, which owns the particles of stripes `4j..4j + 4` as one slice; all
-//! such tasks run at once, then those of stripes `4j + 1` and `4j + 3`, then the serial
-//! bucket on one thread. The slices are cut with `split_at_mut`, so no two tasks can write
-//! the same particle, and each stripe goes through its contacts in one fixed order: the
-//! result is the same, bit for bit, on any number of threads, as in Box2D v3's coloured
-//! graph.
+//! that wandered more than a stripe) go to a serial bucket. Each even stripe `2j` is solved
+//! by a task that owns the particles of stripes `2j..2j + 2` as one slice; all such tasks run
+//! at once, then those of the odd stripes, then the serial bucket on one thread. (On one
+//! thread a task takes stripes `4j` and `4j + 2` and walks their contacts in turn, two
+//! independent chains of loads and stores.) The slices are cut with `split_at_mut`, so no two
+//! tasks can write the same particle, and each stripe goes through its contacts in one fixed
+//! order: the result is the same, bit for bit, on any number of threads, as in Box2D v3's
+//! coloured graph.
 
 use super::parallel::Cut;
 use super::{Particle, SimError, Simulation};
@@ -435,11 +436,17 @@ impl Simulation {
         buf.bodies.resize(n, Body::default());
         let (starts, pstarts) = (&buf.starts[..], &buf.stripe_starts[..]);
         if pstarts.len() == count + 1 {
+            // On one thread a task solves two stripes in turn (see below); on more, each
+            // stripe is a task of its own, so that the threads share the work in finer parts
+            // (with two threads and seven two-stripe tasks one thread would solve four).
+            // Either way each stripe's contacts go in the same order: the same bits.
+            let span: usize = if self.workers.serial() { 4 } else { 2 };
             for parity in 0..2 {
-                // Part j holds stripes first(j)..first(j) + 4 and solves stripes first(j) and
-                // first(j) + 2; part 0 also holds the stripes before, which it leaves alone.
-                let first = move |j: usize| 4 * j + parity;
-                let parts = count.saturating_sub(parity).div_ceil(4);
+                // Part j holds stripes first(j)..first(j) + span and solves stripe first(j)
+                // (and, when span is 4, first(j) + 2); part 0 also holds the stripes before,
+                // which it leaves alone.
+                let first = move |j: usize| span * j + parity;
+                let parts = count.saturating_sub(parity).div_ceil(span);
                 let contact_bound = move |j: usize| {
                     if j == 0 {
                         0
@@ -475,6 +482,12 @@ impl Simulation {
                                 0..0
                             }
                         };
+                        if span == 2 {
+                            for c in &mut c[range(k)] {
+                                on_pair::<RESTITUTE>(prm, p, b, p0, c);
+                            }
+                            return;
+                        }
                         let (r1, r2) = (range(k), range(k + 2));
                         // The two stripes share no particle: their contacts are solved in
                         // turn, so that the processor works on two independent chains of

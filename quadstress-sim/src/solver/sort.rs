@@ -81,19 +81,33 @@ impl Simulation {
             Cut::new(&mut sort.particle_keys, chunk_bound),
             n.div_ceil(CHUNK),
             |_, keys| {
-                let (keys, start) = keys.get();
-                let bodies = &bodies[start..];
+                let (mut keys, mut at) = keys.get();
                 let mut stripe = if stripes_known {
-                    pstarts.partition_point(|&s| s as usize <= start) - 1
+                    pstarts.partition_point(|&s| s as usize <= at) - 1
                 } else {
                     count
                 };
-                for (i, (key, p)) in keys.iter_mut().zip(&particles[start..]).enumerate() {
-                    while stripe < count && start + i >= pstarts[stripe + 1] as usize {
-                        stripe += 1;
+                // One run of particles per stripe (then one outside every stripe), so the
+                // inner loop does not look for the stripe's end.
+                while !keys.is_empty() {
+                    let end = if stripe < count {
+                        (pstarts[stripe + 1] as usize).max(at)
+                    } else {
+                        usize::MAX
+                    };
+                    let run = (end - at).min(keys.len());
+                    let (head, tail) = keys.split_at_mut(run);
+                    let tag = stripe as u32;
+                    for ((key, p), b) in head
+                        .iter_mut()
+                        .zip(&particles[at..at + run])
+                        .zip(&bodies[at..at + run])
+                    {
+                        let asleep = if b.asleep() { ASLEEP } else { 0 };
+                        *key = row(p.y) << ROW_SHIFT | asleep | tag;
                     }
-                    let asleep = if bodies[i].asleep() { ASLEEP } else { 0 };
-                    *key = row(p.y) << ROW_SHIFT | asleep | stripe as u32;
+                    (keys, at) = (tail, at + run);
+                    stripe += 1;
                 }
             },
         );
