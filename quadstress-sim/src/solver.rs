@@ -430,23 +430,32 @@ impl Simulation {
     /// constant, not a closure: a closure around the solve was called once per contact (its
     /// calls, a tenth of the solver's instructions); a direct call is inlined into the loop.
     fn each_contact<const RESTITUTE: bool>(&mut self, p: &Params) {
+        // On one thread a task solves two stripes in turn (see `each_stripe`); on more, each
+        // stripe is a task of its own, so that the threads share the work in finer parts
+        // (with two threads and seven two-stripe tasks one thread would solve four). Either
+        // way each stripe's contacts go in the same order: the same bits.
+        if self.workers.serial() {
+            self.each_stripe::<RESTITUTE, 4>(p);
+        } else {
+            self.each_stripe::<RESTITUTE, 2>(p);
+        }
+    }
+
+    /// [`each_contact`](Self::each_contact) with tasks of `SPAN` stripes: 2 (a task solves
+    /// one stripe) or 4 (two, in turn).
+    fn each_stripe<const RESTITUTE: bool, const SPAN: usize>(&mut self, p: &Params) {
         let count = self.stripes.count();
         let buf = &mut self.buffers;
         let n = self.particles.len();
         buf.bodies.resize(n, Body::default());
         let (starts, pstarts) = (&buf.starts[..], &buf.stripe_starts[..]);
         if pstarts.len() == count + 1 {
-            // On one thread a task solves two stripes in turn (see below); on more, each
-            // stripe is a task of its own, so that the threads share the work in finer parts
-            // (with two threads and seven two-stripe tasks one thread would solve four).
-            // Either way each stripe's contacts go in the same order: the same bits.
-            let span: usize = if self.workers.serial() { 4 } else { 2 };
             for parity in 0..2 {
-                // Part j holds stripes first(j)..first(j) + span and solves stripe first(j)
-                // (and, when span is 4, first(j) + 2); part 0 also holds the stripes before,
+                // Part j holds stripes first(j)..first(j) + SPAN and solves stripe first(j)
+                // (and, when SPAN is 4, first(j) + 2); part 0 also holds the stripes before,
                 // which it leaves alone.
-                let first = move |j: usize| span * j + parity;
-                let parts = count.saturating_sub(parity).div_ceil(span);
+                let first = move |j: usize| SPAN * j + parity;
+                let parts = count.saturating_sub(parity).div_ceil(SPAN);
                 let contact_bound = move |j: usize| {
                     if j == 0 {
                         0
@@ -482,7 +491,7 @@ impl Simulation {
                                 0..0
                             }
                         };
-                        if span == 2 {
+                        if SPAN == 2 {
                             for c in &mut c[range(k)] {
                                 on_pair::<RESTITUTE>(prm, p, b, p0, c);
                             }
