@@ -882,7 +882,8 @@ fn a_tower_topples() {
 /// A settled pile is at rest (asleep, no kinetic energy), packed, and nothing sinks.
 #[test]
 fn a_pile_packs_and_comes_to_rest() {
-    let sim = pile(3000, 0.5, 3, 900, None);
+    // The size issue 35 names: a smaller pile is mostly surface, looser than its body.
+    let sim = pile(10_000, 0.5, 3, 900, None);
     let n = sim.len() as f64;
     let energy = sim.kinetic_energy() / n;
     assert!(energy <= 0.5, "kinetic energy per particle {energy}");
