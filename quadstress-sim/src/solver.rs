@@ -75,7 +75,9 @@
 //! steps in a row falls asleep: its velocity is zero, it does not move, and contacts treat it
 //! as fixed, like the floor. An awake particle that pushes into it or moves past it faster
 //! than [`WAKE_SPEED`] wakes it. A settled pile is then at rest (zero kinetic energy), and a
-//! stream poured on it wakes what it hits.
+//! stream poured on it wakes what it hits. A square that may lean off its support (see above)
+//! keeps that support awake, so that the support can lean in turn once it has gone: a tower's
+//! chain of supports does not stop halfway because one of them fell asleep first.
 //!
 //! # Stripes: every core, one answer
 //! The world is cut into vertical stripes at least sixteen particles wide; their number
@@ -108,8 +110,9 @@ pub(super) const SUBSTEPS: u32 = 4;
 /// Under gravity, a particle slower than this (in sides a second) for [`SLEEP_STEPS`] steps
 /// falls asleep.
 pub const SLEEP_SPEED: f32 = 0.5;
-/// Steps in a row a particle must be slow to fall asleep (half a second at 60 steps a second).
-pub const SLEEP_STEPS: u32 = 30;
+/// Steps in a row a particle must be slow to fall asleep (0.4 s at 60 steps a second; with 30,
+/// half a second, the standard 100,000 pile slept about 50 frames later, see BENCHMARKS.md).
+pub const SLEEP_STEPS: u32 = 24;
 /// An awake particle faster than this (sides a second) wakes the sleeping ones it touches.
 pub const WAKE_SPEED: f32 = 1.0;
 /// How steeply the normal of a square resting on another tilts: the tangent of the tilt per
@@ -910,12 +913,17 @@ fn mark_rest(
     };
     upper_body.rest |= if up_dx >= 0.0 { REST_LEFT } else { REST_RIGHT };
     lower_body.rest |= LOADED;
-    if lower_body.asleep()
-        && !upper_body.asleep()
+    if !upper_body.asleep()
         && upper_body.rest_before & LOADED == 0
         && held_sides(p, upper, upper_body) != (true, true)
     {
-        lower_body.still = WOKEN;
+        // Awake for as long as the square on it may lean off it, so that it can lean in turn
+        // when that one has gone.
+        if lower_body.asleep() {
+            lower_body.still = WOKEN;
+        } else {
+            lower_body.still = 0;
+        }
     }
 }
 
