@@ -684,13 +684,13 @@ fn solve_contact(
     bb: &mut Body,
 ) {
     let (sleep_a, sleep_b) = (ba.asleep(), bb.asleep());
-    let s = p.size;
-    let (dx, dy) = (b.x - a.x, b.y - a.y);
     if sleep_a && sleep_b {
         return;
     }
+    let s = p.size;
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
     // Neighbours side by side (any pair the broad phase found: within its margin) hold each
-    // other up sideways (see `lean_side`).
+    // other up sideways (see `lean`).
     if p.gravity && dy.abs() < (1.0 - SIDE_LATERAL) * s && dx.abs() >= dy.abs() {
         mark_sides(p, dx, ba, bb);
     }
@@ -941,6 +941,7 @@ fn mark_rest(
 fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
     let rest = std::mem::take(&mut body.rest);
     body.rest_before = rest;
+    // One support and nothing on it: `rest` is exactly one of the two support bits.
     let side = match rest {
         REST_LEFT | REST_RIGHT => match held_sides(p, q, body) {
             (true, true) => return,
