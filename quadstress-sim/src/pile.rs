@@ -37,7 +37,10 @@ pub struct ColumnSteps {
 /// # The profile
 /// The world is cut into `floor(width / side)` columns, each one particle side wide from the
 /// left wall (the last one also takes the rest of the width, less than a side). A particle
-/// belongs to the column that holds its centre. A column's height is the top of its highest
+/// belongs to every column its square covers a part of: one, or two side by side. So a crack
+/// narrower than a particle, which no particle can fall into, is no step, while a gap a particle
+/// fits in is one (a profile of the centres alone saw a crack of a tenth of a side between two
+/// rows as a crevasse as deep as the rows). A column's height is the top of its highest
 /// *supported* particle, measured up from the floor, in sides; a column with no supported
 /// particle has height 0. A particle is supported when it rests on the floor or on another
 /// particle: the other particle's square overlaps it along x (by more than nothing) and its top
@@ -224,10 +227,14 @@ impl HeightProfile {
         for (&i, &held) in self.order.iter().zip(&self.supported) {
             if held {
                 let p = &particles[i as usize];
-                let column = (((centre_x(p) - min_x) / s) as usize).min(columns - 1);
+                // Every column the square covers a part of (one, or two side by side).
+                let left = (f64::from(p.x) - min_x) / s;
+                let first = (left.max(0.0) as usize).min(columns - 1);
+                let last = ((left + 1.0).ceil().max(1.0) as usize - 1).min(columns - 1);
                 let top = (max_y - f64::from(p.y)) / s;
-                let h = &mut self.heights[column];
-                *h = h.max(top);
+                for h in &mut self.heights[first..=last] {
+                    *h = h.max(top);
+                }
             }
         }
         self.steps
@@ -415,7 +422,7 @@ mod tests {
             cell(2.0, 1.0, rows),
             // Column 3: beside the tower of column 2, touching only its side, in the air.
             cell(3.0, 1.0, rows),
-            // Column 5: on the floor, and one resting half on it, its centre in column 6.
+            // Column 5: on the floor, and one resting half on it, over columns 5 and 6.
             cell(5.0, 0.0, rows),
             cell(5.5, 1.0, rows),
             // Column 8: one a gap of SUPPORT_GAP / 2 above a floor particle: still resting.
@@ -429,7 +436,7 @@ mod tests {
             2.0,
             0.0,
             0.0,
-            1.0,
+            2.0,
             2.0,
             0.0,
             2.0 + SUPPORT_GAP / 2.0,
@@ -513,8 +520,15 @@ mod tests {
                 (qx - px).abs() < s && qy > py && qy <= py + s * (1.0 + SUPPORT_GAP)
             });
             if on_floor || on_another {
-                let c = (((px + s / 2.0 - f64::from(w.min_x)) / s) as usize).min(columns - 1);
-                heights[c] = f64::max(heights[c], (f64::from(w.max_y) - py) / s);
+                // Every column whose span [c, c + 1) sides the square's [x, x + 1) meets.
+                let left = (px - f64::from(w.min_x)) / s;
+                for (c, h) in heights.iter_mut().enumerate() {
+                    let meets = left < (c + 1) as f64 && left + 1.0 > c as f64;
+                    let last_takes_rest = c == columns - 1 && left >= columns as f64;
+                    if meets || last_takes_rest {
+                        *h = f64::max(*h, (f64::from(w.max_y) - py) / s);
+                    }
+                }
             }
         }
         heights

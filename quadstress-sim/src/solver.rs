@@ -38,17 +38,28 @@
 //! (rounded boxes would slide similarly at their corners, but let the drawn squares overlap
 //! there).
 //!
-//! The tilt leaves one stack standing: squares exactly on top of one another (a tower one
-//! wide, or the face of a cliff of aligned squares). A grain balanced on another rolls off
-//! where nothing holds it, so a square *leans*: one that rests on a single support, carries
-//! nothing, and has nothing beside it on one side (no particle within the broad phase's
-//! margin, no wall) gains sideways speed towards that side, half what gravity gives, up to a
-//! side a second (free on both sides: away from its support's centre). It tips off its
-//! support and falls; its support, woken, carries nothing then and may lean in turn, so a
-//! tower comes down from the top, one square at a time, as a heap's face does. A square on
-//! two supports (a brick over a joint), held on both sides or carrying another stands. The
-//! lean is decided once a substep, in the particle pass, from the contacts of the substep
-//! before (each particle notes on which side its supports lie and whether it carries one).
+//! The tilt leaves stacks standing that grains would not: squares exactly on top of one
+//! another (a tower one wide, the face of a cliff of aligned squares) and bricks over joints
+//! (a square on two supports), which stack into ladders, arches and cliffs several squares
+//! tall. A grain at an edge rolls off it, so a square *leans*: it gains sideways speed, half
+//! what gravity gives, up to one and a half sides a second, in two cases.
+//! - *A drop beside it.* It rests on something, nothing is beside it on one side (no particle
+//!   within the broad phase's margin, no wall), and nothing below holds that side up: no
+//!   particle whose top is near its bottom lies at least three quarters of a side out on that
+//!   side (a *shoulder*). Then it tips over that edge, loaded or not, on one support or two:
+//!   a cliff's face comes down, every square of it at once, until each square of the slope
+//!   has a shoulder on its open side, a slope of at most about one side up per side across.
+//!   A hole inside a pile, under a roof (a particle above beyond that edge), is left alone:
+//!   the pile does not keep compacting.
+//! - *Balanced on one support.* It rests on a single support, carries nothing and has nothing
+//!   beside it on one side: it rolls that way (free on both sides: away from its support's
+//!   centre) until it rests on two squares or against a neighbour.
+//!
+//! A leaning square rolls over its support's edge rather than sliding, so that support's
+//! friction does not hold it back (with friction, a loaded square beside a drop stood: the
+//! load's push makes the friction larger than the lean). The lean is decided once a substep,
+//! in the particle pass, from the contacts of the substep before (each particle notes on
+//! which side its supports, neighbours, shoulders and roofs lie and whether it carries one).
 //!
 //! Friction is Coulomb's, at the position level: the sliding of a pair across its normal
 //! during a substep is undone up to `friction` times the push along the normal (0.3 under
@@ -63,7 +74,10 @@
 //! is solved as equals. The walls take part in the solve: a particle against a wall cannot be
 //! pushed into it, so the other one takes the whole push (along an axis; the sideways part of
 //! a tilted push that a wall stops is dropped, not handed to the other particle, which would
-//! otherwise be driven away from every wall and leave a crevasse along it); a pair deep in
+//! otherwise be driven away from every wall and leave a crevasse along it). What a wall takes
+//! back of a push, or hands on, gives speed only in the share of the push that undid an
+//! approach (overlap a burst spawned into a wall, taken back as speed, threw particles off the
+//! walls at 40 to 70 sides a second on the first frame); a pair deep in
 //! each other that can part along neither side of its axis (a column from the floor to the
 //! ceiling) parts along the other axis. A shallow overlap that cannot part along its axis
 //! stays as it is: parting it along the other axis would push one particle through a whole
@@ -110,9 +124,11 @@ pub(super) const SUBSTEPS: u32 = 4;
 /// Under gravity, a particle slower than this (in sides a second) for [`SLEEP_STEPS`] steps
 /// falls asleep.
 pub const SLEEP_SPEED: f32 = 0.5;
-/// Steps in a row a particle must be slow to fall asleep (0.4 s at 60 steps a second; with 30,
-/// half a second, the standard 100,000 pile slept about 50 frames later, see BENCHMARKS.md).
-pub const SLEEP_STEPS: u32 = 24;
+/// Steps in a row a particle must be slow to fall asleep (a quarter of a second at 60 steps a
+/// second). With 24, the standard 100,000 pile, which the lean at cliffs keeps settling
+/// longer, slept about 100 frames later (see BENCHMARKS.md); a square that may lean keeps its
+/// support awake whatever this is.
+pub const SLEEP_STEPS: u32 = 16;
 /// An awake particle faster than this (sides a second) wakes the sleeping ones it touches.
 pub const WAKE_SPEED: f32 = 1.0;
 /// How steeply the normal of a square resting on another tilts: the tangent of the tilt per
@@ -126,9 +142,10 @@ const TILT_MAX: f32 = 2.0;
 /// Coulomb friction of contacts and walls under gravity.
 const FRICTION: f32 = 0.3;
 /// A square that leans (see `lean`) gains this fraction of what gravity gives a substep as
-/// speed sideways, each substep, up to [`LEAN_SPEED`] sides a second.
+/// speed sideways, each substep, up to [`LEAN_SPEED`] sides a second. Faster (gravity's whole
+/// pull, three sides a second) kept squares rocking between neighbours: piles never slept.
 const LEAN_ACCEL: f32 = 0.5;
-const LEAN_SPEED: f32 = 1.0;
+const LEAN_SPEED: f32 = 1.5;
 
 /// A contact as the solver keeps it: its particles `a < b`, and the row of its lower particle
 /// while it is sorted.
@@ -161,10 +178,18 @@ pub(super) struct Body {
     support: u32,
     /// The substeps on which it last touched a particle on its left and on its right.
     touched: [u32; 2],
+    /// The substeps on which it last had a shoulder on its left and on its right: a particle
+    /// below it whose centre lies at least half a side beyond that edge.
+    shoulder: [u32; 2],
+    /// The substeps on which it last had a particle above it beyond its left and right edge.
+    roof: [u32; 2],
     /// What it touched along y in the last substep: [`REST_LEFT`], [`REST_RIGHT`], [`LOADED`].
     rest: u8,
     /// `rest` of the substep before.
     rest_before: u8,
+    /// Whether it leans in this substep (see `lean`): it tips over its support's edge, which
+    /// does not slide, so the support's friction does not hold it back.
+    leaning: bool,
 }
 
 /// [`Body::rest`]: it rested on a particle whose centre lies left of (or under) its own...
@@ -572,6 +597,7 @@ fn move_particle(p: &Params, q: &mut Particle, b: &mut Body) {
     if b.asleep() {
         b.mid = [q.x, q.y];
         b.rest = 0;
+        b.leaning = false;
         return;
     }
     if p.gravity {
@@ -693,6 +719,9 @@ fn solve_contact(
     // other up sideways (see `lean`).
     if p.gravity && dy.abs() < (1.0 - SIDE_LATERAL) * s && dx.abs() >= dy.abs() {
         mark_sides(p, dx, ba, bb);
+    }
+    if p.gravity && dy.abs() >= 0.5 * s && dx.abs() >= SHOULDER * s && dx.abs() <= 1.25 * s {
+        mark_shoulder(p, dx, dy, ba, bb);
     }
     let (ox, oy) = (s - dx.abs(), s - dy.abs());
     // Where the pair was before this substep's motion: the axis it was apart on (only one),
@@ -846,7 +875,8 @@ fn solve_contact(
     bb.mid[1] += wb * quiet * ny;
     // Coulomb friction: undo the sliding across the normal in this substep, up to
     // `friction` times the push.
-    if p.friction > 0.0 {
+    let upper_leans = along_y && if lower_is_b { ba.leaning } else { bb.leaning };
+    if p.friction > 0.0 && !upper_leans {
         let (tx, ty) = (-ny, nx);
         let slide = ((b.x - bb.mid[0]) - (a.x - ba.mid[0]) + (b.vx - a.vx) * p.h) * tx
             + ((b.y - bb.mid[1]) - (a.y - ba.mid[1]) + (b.vy - a.vy) * p.h) * ty;
@@ -856,20 +886,34 @@ fn solve_contact(
         b.x -= wb * undo * tx;
         b.y -= wb * undo * ty;
     }
+    // Of what the walls take back, so much moves `mid` as the push did (a spawn's overlap
+    // pushed into a wall, taken back, would otherwise leave as speed away from it).
+    let still_share = if push > 0.0 { quiet / push } else { 0.0 };
+    let (pax, pay, pbx, pby) = (a.x, a.y, b.x, b.y);
     p.clamp_to_walls(a);
     p.clamp_to_walls(b);
+    ba.mid[0] += still_share * (a.x - pax);
+    ba.mid[1] += still_share * (a.y - pay);
+    bb.mid[0] += still_share * (b.x - pbx);
+    bb.mid[1] += still_share * (b.y - pby);
     // A wall that stopped one particle short hands the rest of the push to the other.
     let short_a = ((ax - a.x) * nx + (ay - a.y) * ny) - wa * push;
     let short_b = ((b.x - bx) * nx + (b.y - by) * ny) - wb * push;
     // Not the sideways part of a tilted push (see the module documentation).
     let tilted = nx != 0.0 && ny != 0.0;
+    // Of what is handed on, only the share that undoes the approach gives speed, as for the
+    // push itself.
     if !tilted && short_a < 0.0 && wb > 0.0 {
         b.x -= short_a * nx;
         b.y -= short_a * ny;
+        bb.mid[0] -= still_share * short_a * nx;
+        bb.mid[1] -= still_share * short_a * ny;
         p.clamp_to_walls(b);
     } else if !tilted && short_b < 0.0 && wa > 0.0 {
         a.x += short_b * nx;
         a.y += short_b * ny;
+        ba.mid[0] += still_share * short_b * nx;
+        ba.mid[1] += still_share * short_b * ny;
         p.clamp_to_walls(a);
     }
     let closing = (a.vx - b.vx) * nx + (a.vy - b.vy) * ny;
@@ -928,38 +972,48 @@ fn mark_rest(
 }
 
 /// Gives a square the sideways speed it gains in a substep from leaning, from the contacts it
-/// had in the last one, which it then forgets.
+/// had in the last one, which it then forgets (see the module documentation).
 ///
-/// A square that rests on one support only, with nothing on top of it, tips off towards a
-/// side where nothing holds it (no particle beside it, no wall), as a grain balanced on another
-/// rolls off where nothing holds it; free on both sides (the top of a tower), it tips away from
-/// its support's centre. Squares that do not rotate would otherwise stand in any stack: a tower
-/// one wide, or a cliff of aligned squares, would never fall. Only the top square of a stack
-/// leans, so a tower comes down from the top, one square at a time, as a heap's face does; a
-/// square on two supports (a brick over a joint), held on both sides or carrying another stays.
+/// A drop on one side (free there, no shoulder, no roof) decides first: the square tips that
+/// way whatever it carries and however many supports it has; with a drop on both sides, away
+/// from its support's centre. Otherwise a square on one support with nothing on it tips
+/// towards a side where nothing holds it (free on both sides: away from its support's
+/// centre); a square on two supports, held on both sides or carrying another stays.
 #[inline(always)]
 fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
     let rest = std::mem::take(&mut body.rest);
     body.rest_before = rest;
-    // One support and nothing on it: `rest` is exactly one of the two support bits.
-    let side = match rest {
-        REST_LEFT | REST_RIGHT => match held_sides(p, q, body) {
-            (true, true) => return,
-            (true, false) => 1.0,
-            (false, true) => -1.0,
-            (false, false) => {
-                if rest == REST_LEFT {
-                    1.0
-                } else {
-                    -1.0
-                }
-            }
+    body.leaning = false;
+    if rest & (REST_LEFT | REST_RIGHT) == 0 {
+        return;
+    }
+    let held = held_sides(p, q, body);
+    let ledge = |k: usize| p.substep.wrapping_sub(body.shoulder[k]) < 2;
+    let open = |k: usize| p.substep.wrapping_sub(body.roof[k]) >= 2;
+    let drop = (
+        !held.0 && !ledge(0) && open(0),
+        !held.1 && !ledge(1) && open(1),
+    );
+    let away = if rest & REST_LEFT != 0 { 1.0 } else { -1.0 };
+    let side = match drop {
+        (true, false) => -1.0,
+        (false, true) => 1.0,
+        (true, true) => away,
+        // One support and nothing on it: `rest` is exactly one of the two support bits.
+        (false, false) => match rest {
+            REST_LEFT | REST_RIGHT => match held {
+                (true, true) => return,
+                (true, false) => 1.0,
+                (false, true) => -1.0,
+                (false, false) => away,
+            },
+            _ => return,
         },
-        _ => return,
     };
     // At walking pace: it tips off, it is not thrown (and a square that rolls into a pocket
     // between two supports stops there instead of running on along a row).
     let (dv, cap) = (LEAN_ACCEL * p.gh, LEAN_SPEED * p.size);
+    body.leaning = true;
     if side > 0.0 && q.vx < cap {
         q.vx = (q.vx + dv).min(cap);
     } else if side < 0.0 && q.vx > -cap {
@@ -977,6 +1031,25 @@ fn mark_sides(p: &Params, dir: f32, ba: &mut Body, bb: &mut Body) {
     let (a_side, b_side) = if dir > 0.0 { (1, 0) } else { (0, 1) };
     ba.touched[a_side] = p.substep;
     bb.touched[b_side] = p.substep;
+}
+
+/// How far beyond a particle's centre (in sides) another's centre must lie, at least half a
+/// side below it, to be its shoulder on that side (or, above it, its roof): beyond its edge by
+/// three quarters of a side or more. (At half a side, a brick over a joint would be its own
+/// shoulder, so a ladder of them, two sides up per side across, would stand.)
+const SHOULDER: f32 = 0.75;
+
+/// Stamps a pair one above the other and side by side (`dx`, `dy`: from `a` to `b`): the upper
+/// one has a shoulder on the lower one's side, the lower one a roof on the upper one's.
+#[inline(always)]
+fn mark_shoulder(p: &Params, dx: f32, dy: f32, ba: &mut Body, bb: &mut Body) {
+    if dy > 0.0 {
+        ba.shoulder[usize::from(dx > 0.0)] = p.substep;
+        bb.roof[usize::from(dx < 0.0)] = p.substep;
+    } else {
+        bb.shoulder[usize::from(dx < 0.0)] = p.substep;
+        ba.roof[usize::from(dx > 0.0)] = p.substep;
+    }
 }
 
 /// Whether a particle was held on its left and on its right (by a neighbour side by side or a
@@ -1169,20 +1242,45 @@ mod tests {
     #[test]
     fn a_square_free_on_one_side_leans_there() {
         let p = params();
-        let free = p.substep.wrapping_sub(5);
-        for (touched, rest, leans) in [
-            ([free, p.substep], REST_LEFT, -1.0),
-            ([p.substep, free], REST_RIGHT, 1.0),
-            ([free, free], REST_LEFT, 1.0),
-            ([free, free], REST_RIGHT, -1.0),
-            ([p.substep, p.substep], REST_LEFT, 0.0),
-            ([free, p.substep], REST_LEFT | LOADED, 0.0),
-            ([free, free], REST_LEFT | REST_RIGHT, 0.0),
-            ([free, free], 0, 0.0),
+        let (now, free) = (p.substep, p.substep.wrapping_sub(5));
+        // On a terrace (a shoulder on both sides): only a square on one support with nothing
+        // on it leans, towards a free side.
+        let terrace = [now, now];
+        // Beside a drop on the left (no shoulder there), open to the sky or under a roof.
+        let (cliff_left, open, roof_left) = ([free, now], [free, free], [now, free]);
+        for (touched, shoulder, roof, rest, leans) in [
+            ([free, now], terrace, open, REST_LEFT, -1.0),
+            ([now, free], terrace, open, REST_RIGHT, 1.0),
+            ([free, free], terrace, open, REST_LEFT, 1.0),
+            ([free, free], terrace, open, REST_RIGHT, -1.0),
+            ([now, now], terrace, open, REST_LEFT, 0.0),
+            ([free, now], terrace, open, REST_LEFT | LOADED, 0.0),
+            ([free, free], terrace, open, REST_LEFT | REST_RIGHT, 0.0),
+            ([free, free], terrace, open, 0, 0.0),
+            // The face of a cliff: loaded, or a brick over a joint, it tips over the edge.
+            ([free, now], cliff_left, open, REST_LEFT | LOADED, -1.0),
+            ([free, now], cliff_left, open, REST_LEFT | REST_RIGHT, -1.0),
+            ([free, now], cliff_left, open, REST_RIGHT | LOADED, -1.0),
+            // Beside a hole under a roof, inside a pile: it stays.
+            ([free, now], cliff_left, roof_left, REST_LEFT | LOADED, 0.0),
+            // Held on that side, or resting on nothing (falling): no lean.
+            ([now, now], cliff_left, open, REST_LEFT | LOADED, 0.0),
+            ([free, now], cliff_left, open, LOADED, 0.0),
+            // A drop on both sides (the top of a spire on a joint): away from its support.
+            (
+                [free, free],
+                [free, free],
+                open,
+                REST_LEFT | REST_RIGHT,
+                1.0,
+            ),
+            ([free, free], [free, free], open, REST_RIGHT | LOADED, -1.0),
         ] {
             let mut q = at(40.0, 84.0);
             let mut body = Body {
                 touched,
+                shoulder,
+                roof,
                 rest,
                 ..Body::default()
             };
@@ -1190,9 +1288,10 @@ mod tests {
             assert_eq!(
                 q.vx.signum() * f32::from(u8::from(q.vx != 0.0)),
                 leans,
-                "{touched:?} {rest}"
+                "{touched:?} {shoulder:?} {roof:?} {rest}"
             );
             assert_eq!(body.rest, 0, "forgotten");
+            assert_eq!(body.leaning, leans != 0.0);
         }
         // Against a wall counts as held on that side.
         let mut q = at(0.0, 84.0);

@@ -1,7 +1,7 @@
 //! The particle simulation: walls, energy, broad-phase agreement, determinism, the cap.
 
 use quadstress::{Config, Rect};
-use quadstress_sim::{Broadphase, SimConfig, SimError, Simulation};
+use quadstress_sim::{Broadphase, HeightProfile, SimConfig, SimError, Simulation};
 
 fn small(seed: u64) -> SimConfig {
     SimConfig {
@@ -877,6 +877,53 @@ fn a_tower_topples() {
     let o = sim.overlap();
     assert!(o.max <= 0.15, "{o:?}");
     assert!(inside(&sim));
+}
+
+/// A block of aligned squares against the left wall, its right face a cliff eight squares
+/// tall, slumps into a slope: squares at the face, loaded or not, tip over its edge where
+/// nothing below holds them on that side.
+#[test]
+fn a_cliff_slumps_into_a_slope() {
+    let mut sim = Simulation::new(small(5)).unwrap();
+    sim.set_gravity(true);
+    let (s, floor) = (
+        sim.config().particle_size,
+        sim.config().world.max_y - sim.config().particle_size,
+    );
+    for row in 0..8 {
+        for column in 0..6 {
+            sim.spawn_stream(column as f32 * s, floor - row as f32 * s, 1, 0.0, 0.0)
+                .unwrap();
+        }
+    }
+    let mut profile = HeightProfile::new();
+    let before = sim.column_steps(&mut profile).unwrap();
+    assert_eq!(before.max, 8.0);
+    for _ in 0..900 {
+        sim.step(1.0 / 60.0).unwrap();
+    }
+    let after = sim.column_steps(&mut profile).unwrap();
+    assert!(
+        after.max <= 2.0 + 1e-3,
+        "the cliff stands: {after:?} {:?}",
+        profile.heights()
+    );
+    assert!(sim.overlap().max <= 0.15, "{:?}", sim.overlap());
+    assert!(inside(&sim));
+}
+
+/// The standard pile's surface is a gentle one: no step between neighbouring columns of more
+/// than 2 sides but one (p99), none of more than 6 (issue 35's bounds).
+#[test]
+fn a_pile_has_no_cliffs() {
+    for seed in [1, 2] {
+        let sim = pile(10_000, 0.5, seed, 900, None);
+        let steps = sim.column_steps(&mut HeightProfile::new()).unwrap();
+        assert!(
+            steps.p99 <= 2.0 + 1e-3 && steps.max <= 6.0,
+            "seed {seed}: {steps:?}"
+        );
+    }
 }
 
 /// A settled pile is at rest (asleep, no kinetic energy), packed, and nothing sinks.
