@@ -42,7 +42,7 @@
 //! another (a tower one wide, the face of a cliff of aligned squares) and bricks over joints
 //! (a square on two supports), which stack into ladders, arches and cliffs several squares
 //! tall. A grain at an edge rolls off it, so a square *leans*: it gains sideways speed, half
-//! what gravity gives, up to one and a half sides a second, in two cases.
+//! what gravity gives, up to one and a half sides a second (three beside a drop), in two cases.
 //! - *A drop beside it.* It rests on something, nothing is beside it on one side (no particle
 //!   within the broad phase's margin, no wall), and nothing below holds that side up: no
 //!   particle whose top is near its bottom lies at least three quarters of a side out on that
@@ -146,6 +146,10 @@ const FRICTION: f32 = 0.3;
 /// pull, three sides a second) kept squares rocking between neighbours: piles never slept.
 const LEAN_ACCEL: f32 = 0.5;
 const LEAN_SPEED: f32 = 1.5;
+/// The cap beside a drop, where a heap's face should come down: with 1.5, the 10,000 pile with
+/// a stream poured on it ended 900 frames with column steps p99 of 3.8-4.0 sides, with 3.0
+/// of 3.0-3.9 (seeds 1-4); faster still changed nothing.
+const LEAN_SPEED_AT_DROP: f32 = 3.0;
 
 /// A contact as the solver keeps it: its particles `a < b`, and the row of its lower particle
 /// while it is sorted.
@@ -1012,7 +1016,12 @@ fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
     };
     // At walking pace: it tips off, it is not thrown (and a square that rolls into a pocket
     // between two supports stops there instead of running on along a row).
-    let (dv, cap) = (LEAN_ACCEL * p.gh, LEAN_SPEED * p.size);
+    let cap = if drop.0 || drop.1 {
+        LEAN_SPEED_AT_DROP
+    } else {
+        LEAN_SPEED
+    };
+    let (dv, cap) = (LEAN_ACCEL * p.gh, cap * p.size);
     body.leaning = true;
     if side > 0.0 && q.vx < cap {
         q.vx = (q.vx + dv).min(cap);
