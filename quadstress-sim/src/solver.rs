@@ -1034,12 +1034,20 @@ fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
 /// hold the other up sideways.
 const SIDE_LATERAL: f32 = 0.25;
 
-/// Stamps a pair side by side: `b` lies right of `a` if `dir > 0`.
+/// Stamps a pair side by side: `b` lies right of `a` if `dir > 0`. A sleeping one beside a
+/// leaning one wakes: the leaning one tips away from it (it is held on that side), and then
+/// the sleeping one may stand beside a drop in turn (a cliff's face comes down whole, not only
+/// where it was awake).
 #[inline(always)]
 fn mark_sides(p: &Params, dir: f32, ba: &mut Body, bb: &mut Body) {
     let (a_side, b_side) = if dir > 0.0 { (1, 0) } else { (0, 1) };
     ba.touched[a_side] = p.substep;
     bb.touched[b_side] = p.substep;
+    if ba.leaning && bb.asleep() {
+        bb.still = WOKEN;
+    } else if bb.leaning && ba.asleep() {
+        ba.still = WOKEN;
+    }
 }
 
 /// How far beyond a particle's centre (in sides) another's centre must lie, at least half a
