@@ -7,7 +7,9 @@
 //! runs the same queries (visited) on the bench's grid with cells of that side instead, and
 //! with `AB=1` alternates the tree and the grid, five rounds, and prints the fastest round of
 //! each and their ratio: a comparison under the same load on a shared machine. `ONE_BY_ONE=1`
-//! builds the tree with one `insert` per box instead of `insert_many`.
+//! builds the tree with one `insert` per box instead of `insert_many`. `CAP=n`, `DEPTH=n` and
+//! `LOOSE=1` set the tree's leaf capacity, depth limit and loose placement (the defaults: 32,
+//! 6, exact).
 //!
 //! ```text
 //! cargo build --release --example query_profile
@@ -63,7 +65,17 @@ fn main() {
     } else {
         (1_000_000, 32.0, 32.0, Rect::new(0.0, 0.0, 800.0, 600.0))
     };
-    let mut tree: Quadtree<u32> = Quadtree::new(world).unwrap();
+    let env = |k: &str, d: usize| std::env::var(k).ok().map_or(d, |v| v.parse().unwrap());
+    let config = quadstress::Config {
+        leaf_capacity: env("CAP", 32),
+        max_depth: env("DEPTH", 6) as u8,
+        placement: if env("LOOSE", 0) == 1 {
+            quadstress::Placement::Loose
+        } else {
+            quadstress::Placement::Exact
+        },
+    };
+    let mut tree: Quadtree<u32> = Quadtree::with_config(world, config).unwrap();
     let mut ids = Vec::new();
     let all_rects: Vec<Rect> = (0..n)
         .map(|_| {
