@@ -41,19 +41,19 @@
 //! The tilt leaves stacks standing that grains would not: squares exactly on top of one
 //! another (a tower one wide, the face of a cliff of aligned squares) and bricks over joints
 //! (a square on two supports), which stack into ladders, arches and cliffs several squares
-//! tall. A grain at an edge rolls off it, so a square *leans*: it gains sideways speed, half
-//! what gravity gives, up to one and a half sides a second (three beside a drop), in two cases.
-//! - *A drop beside it.* It rests on something, nothing is beside it on one side (no particle
-//!   within the broad phase's margin, no wall), and nothing below holds that side up: no
-//!   particle whose top is near its bottom lies at least three quarters of a side out on that
-//!   side (a *shoulder*). Then it tips over that edge, loaded or not, on one support or two:
-//!   a cliff's face comes down, every square of it at once, until each square of the slope
-//!   has a shoulder on its open side, a slope of at most about one side up per side across.
-//!   A hole inside a pile, under a roof (a particle above beyond that edge), is left alone:
-//!   the pile does not keep compacting.
-//! - *Balanced on one support.* It rests on a single support, carries nothing and has nothing
-//!   beside it on one side: it rolls that way (free on both sides: away from its support's
-//!   centre) until it rests on two squares or against a neighbour.
+//! tall. A grain at an edge rolls off it, so a square *leans* beside a drop: it rests on
+//! something, nothing is beside it on one side (no particle within the broad phase's margin,
+//! no wall), and nothing below holds that side up: no particle whose top is near its bottom
+//! lies at least three quarters of a side out on that side (a *shoulder*). Then it gains
+//! sideways speed towards that side, half what gravity gives, up to three sides a second,
+//! loaded or not, on one support or two (a drop on both sides, as on a tower's top: away from
+//! its support's centre). A tower or a cliff's face comes down, every square of it at once,
+//! until each square of the slope has a shoulder on its open side: a slope of at most about
+//! one side up per side across. A hole inside a pile, under a *roof* (a particle above beyond
+//! that edge), is left alone: the pile does not keep compacting. A square with a shoulder or
+//! a neighbour on each side stands, on one support or two, as a block stands on a floor (a
+//! square on a ledge that rolled towards the ledge's lower neighbour instead rocked there
+//! forever: the neighbour's corner pushed it back).
 //!
 //! A leaning square rolls over its support's edge rather than sliding, so that support's
 //! friction does not hold it back (with friction, a loaded square beside a drop stood: the
@@ -142,14 +142,12 @@ const TILT_MAX: f32 = 2.0;
 /// Coulomb friction of contacts and walls under gravity.
 const FRICTION: f32 = 0.3;
 /// A square that leans (see `lean`) gains this fraction of what gravity gives a substep as
-/// speed sideways, each substep, up to [`LEAN_SPEED`] sides a second. Faster (gravity's whole
-/// pull, three sides a second) kept squares rocking between neighbours: piles never slept.
+/// speed sideways, each substep, up to [`LEAN_SPEED`] sides a second. Gravity's whole pull
+/// kept squares rocking between neighbours: piles never slept.
 const LEAN_ACCEL: f32 = 0.5;
-const LEAN_SPEED: f32 = 1.5;
-/// The cap beside a drop, where a heap's face should come down: with 1.5, the 10,000 pile with
-/// a stream poured on it ended 900 frames with column steps p99 of 3.8-4.0 sides, with 3.0
-/// of 3.0-3.9 (seeds 1-4); faster still changed nothing.
-const LEAN_SPEED_AT_DROP: f32 = 3.0;
+/// With 1.5, the 10,000 pile with a stream poured on it ended 900 frames with column steps
+/// p99 of 3.8-4.0 sides, with 3.0 of 3.0-3.9 (seeds 1-4); faster still changed nothing.
+const LEAN_SPEED: f32 = 3.0;
 
 /// A contact as the solver keeps it: its particles `a < b`, and the row of its lower particle
 /// while it is sorted.
@@ -978,11 +976,9 @@ fn mark_rest(
 /// Gives a square the sideways speed it gains in a substep from leaning, from the contacts it
 /// had in the last one, which it then forgets (see the module documentation).
 ///
-/// A drop on one side (free there, no shoulder, no roof) decides first: the square tips that
-/// way whatever it carries and however many supports it has; with a drop on both sides, away
-/// from its support's centre. Otherwise a square on one support with nothing on it tips
-/// towards a side where nothing holds it (free on both sides: away from its support's
-/// centre); a square on two supports, held on both sides or carrying another stays.
+/// A drop on one side (free there, no shoulder, no roof): the square tips that way whatever
+/// it carries and however many supports it has; a drop on both sides: away from its
+/// support's centre; no drop: it stays.
 #[inline(always)]
 fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
     let rest = std::mem::take(&mut body.rest);
@@ -1003,25 +999,10 @@ fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
         (true, false) => -1.0,
         (false, true) => 1.0,
         (true, true) => away,
-        // One support and nothing on it: `rest` is exactly one of the two support bits.
-        (false, false) => match rest {
-            REST_LEFT | REST_RIGHT => match held {
-                (true, true) => return,
-                (true, false) => 1.0,
-                (false, true) => -1.0,
-                (false, false) => away,
-            },
-            _ => return,
-        },
+        (false, false) => return,
     };
-    // At walking pace: it tips off, it is not thrown (and a square that rolls into a pocket
-    // between two supports stops there instead of running on along a row).
-    let cap = if drop.0 || drop.1 {
-        LEAN_SPEED_AT_DROP
-    } else {
-        LEAN_SPEED
-    };
-    let (dv, cap) = (LEAN_ACCEL * p.gh, cap * p.size);
+    // At a run, not thrown: it tips off.
+    let (dv, cap) = (LEAN_ACCEL * p.gh, LEAN_SPEED * p.size);
     body.leaning = true;
     if side > 0.0 && q.vx < cap {
         q.vx = (q.vx + dv).min(cap);
@@ -1253,24 +1234,27 @@ mod tests {
         assert!((mover.y - 60.02).abs() < 0.01, "{mover:?}");
     }
 
-    /// A square on one support with nothing on it leans (gains speed) to the side where
-    /// nothing holds it, and away from its support's centre where nothing holds it on either
-    /// side; one held on both sides, carrying another or on two supports stands.
+    /// A square leans (gains speed) towards a drop beside it: free on that side, with no
+    /// shoulder below and no roof above there; away from its support's centre with a drop on
+    /// both sides; with a shoulder or a neighbour on each side it stands.
     #[test]
-    fn a_square_free_on_one_side_leans_there() {
+    fn a_square_beside_a_drop_leans_there() {
         let p = params();
         let (now, free) = (p.substep, p.substep.wrapping_sub(5));
-        // On a terrace (a shoulder on both sides): only a square on one support with nothing
-        // on it leans, towards a free side.
+        // On a terrace (a shoulder on both sides) a square stands, free or held, on one
+        // support or two, loaded or not.
         let terrace = [now, now];
         // Beside a drop on the left (no shoulder there), open to the sky or under a roof.
         let (cliff_left, open, roof_left) = ([free, now], [free, free], [now, free]);
         for (touched, shoulder, roof, rest, leans) in [
-            ([free, now], terrace, open, REST_LEFT, -1.0),
-            ([now, free], terrace, open, REST_RIGHT, 1.0),
-            ([free, free], terrace, open, REST_LEFT, 1.0),
-            ([free, free], terrace, open, REST_RIGHT, -1.0),
+            ([free, now], terrace, open, REST_LEFT, 0.0),
+            ([now, free], terrace, open, REST_RIGHT, 0.0),
+            ([free, free], terrace, open, REST_LEFT, 0.0),
+            ([free, free], terrace, open, REST_RIGHT, 0.0),
             ([now, now], terrace, open, REST_LEFT, 0.0),
+            // A shoulder on one side, a drop on the other: it tips into the drop.
+            ([free, free], [now, free], open, REST_LEFT, 1.0),
+            ([free, free], [free, now], open, REST_RIGHT, -1.0),
             ([free, now], terrace, open, REST_LEFT | LOADED, 0.0),
             ([free, free], terrace, open, REST_LEFT | REST_RIGHT, 0.0),
             ([free, free], terrace, open, 0, 0.0),

@@ -912,6 +912,51 @@ fn a_cliff_slumps_into_a_slope() {
     assert!(inside(&sim));
 }
 
+/// A square dropped on top of a staircase (columns 12, 11, ..., 1 squares tall against the
+/// left wall: one side up per side across, a shoulder under every step) rolls down it and
+/// comes to rest beyond its foot, and the staircase stands and sleeps: a square on a ledge
+/// with a shoulder on its open side does not rock there.
+#[test]
+fn a_square_rolls_down_a_staircase_and_everything_rests() {
+    let mut sim = Simulation::new(small(5)).unwrap();
+    let (s, floor) = (
+        sim.config().particle_size,
+        sim.config().world.max_y - sim.config().particle_size,
+    );
+    let steps = 12;
+    for column in 0..steps {
+        for row in 0..steps - column {
+            sim.spawn_stream(column as f32 * s, floor - row as f32 * s, 1, 0.0, 0.0)
+                .unwrap();
+        }
+    }
+    for frame in 0..600 {
+        if frame == 60 {
+            sim.spawn_stream(0.0, floor - (steps + 1) as f32 * s, 1, 0.0, 0.0)
+                .unwrap();
+        }
+        sim.step(1.0 / 60.0).unwrap();
+    }
+    assert_eq!(sim.sleeping(), sim.len(), "still moving after 10 s");
+    let beyond = sim
+        .particles()
+        .iter()
+        .filter(|p| p.x >= steps as f32 * s)
+        .count();
+    assert_eq!(beyond, 1, "the dropped square did not roll past the foot");
+    let mut profile = HeightProfile::new();
+    let heights = {
+        sim.column_steps(&mut profile).unwrap();
+        profile.heights().to_vec()
+    };
+    for (column, h) in heights.iter().take(steps as usize).enumerate() {
+        assert!(
+            (h - (steps as usize - column) as f64).abs() < 0.05,
+            "column {column}: {h} {heights:?}"
+        );
+    }
+}
+
 /// The standard pile's surface is a gentle one: no step between neighbouring columns of more
 /// than 2 sides but one (p99), none of more than 6 (issue 35's bounds).
 #[test]
