@@ -66,7 +66,7 @@ pub use metrics::{overlap_of, pile_packing, Overlap};
 pub use parallel::{default_threads, MAX_THREADS};
 #[doc(hidden)]
 pub use percentiles::Percentiles;
-pub use pile::{ColumnSteps, HeightProfile, MAX_PROFILE_COLUMNS, SUPPORT_GAP};
+pub use pile::{ColumnSteps, HeightProfile, COLUMN_COVER, MAX_PROFILE_COLUMNS, SUPPORT_GAP};
 pub use solver::{SLEEP_SPEED, SLEEP_STEPS, WAKE_SPEED};
 #[doc(hidden)]
 pub use timing::percentile;

@@ -14,6 +14,11 @@ use super::{Particle, Simulation};
 /// a particle falling onto a pile does not.
 pub const SUPPORT_GAP: f64 = 1.0 / 64.0;
 
+/// How much of a column (in sides) a particle must cover to count for it: a sixteenth, so that
+/// squares that touch across a column's edge, overlapping it by a rounding sliver, count for
+/// their own column only.
+pub const COLUMN_COVER: f64 = 1.0 / 16.0;
+
 /// The most columns a profile measures: a wider world (in sides) is not measured, so that no
 /// world, however wide, makes the profile's buffers outgrow the particles' own.
 pub const MAX_PROFILE_COLUMNS: usize = 1 << 22;
@@ -37,10 +42,12 @@ pub struct ColumnSteps {
 /// # The profile
 /// The world is cut into `floor(width / side)` columns, each one particle side wide from the
 /// left wall (the last one also takes the rest of the width, less than a side). A particle
-/// belongs to every column its square covers a part of: one, or two side by side. So a crack
-/// narrower than a particle, which no particle can fall into, is no step, while a gap a particle
-/// fits in is one (a profile of the centres alone saw a crack of a tenth of a side between two
-/// rows as a crevasse as deep as the rows). A column's height is the top of its highest
+/// belongs to every column its square covers more than [`COLUMN_COVER`] of: one, or two side by side.
+/// So a gap between particles is a step only where it holds a column all but `COLUMN_COVER`: a crack
+/// narrower than a side never is (no particle falls into it; a profile of the centres alone
+/// saw a crack of a sixth of a side between two rows as a crevasse as deep as the rows), a gap
+/// two sides wide always is, and one in between is or is not as it falls on the columns. A
+/// column's height is the top of its highest
 /// *supported* particle, measured up from the floor, in sides; a column with no supported
 /// particle has height 0. A particle is supported when it rests on the floor or on another
 /// particle: the other particle's square overlaps it along x (by more than nothing) and its top
@@ -227,10 +234,11 @@ impl HeightProfile {
         for (&i, &held) in self.order.iter().zip(&self.supported) {
             if held {
                 let p = &particles[i as usize];
-                // Every column the square covers a part of (one, or two side by side).
+                // Every column the square covers more than COLUMN_COVER of (one, or two side by side).
                 let left = (f64::from(p.x) - min_x) / s;
-                let first = (left.max(0.0) as usize).min(columns - 1);
-                let last = ((left + 1.0).ceil().max(1.0) as usize - 1).min(columns - 1);
+                let first = ((left + COLUMN_COVER).max(0.0) as usize).min(columns - 1);
+                let last =
+                    ((left + 1.0 - COLUMN_COVER).ceil().max(1.0) as usize - 1).min(columns - 1);
                 let top = (max_y - f64::from(p.y)) / s;
                 for h in &mut self.heights[first..=last] {
                     *h = h.max(top);
@@ -448,6 +456,33 @@ mod tests {
     }
 
     #[test]
+    fn cracks_are_no_steps_and_gaps_two_sides_wide_are() {
+        let rows = 4;
+        let row =
+            |xs: &[f32]| -> Vec<Particle> { xs.iter().map(|&x| cell(x, 0.0, rows)).collect() };
+        // A crack of 0.16 side between columns 4 and 5: no column is left empty.
+        let cracked: Vec<f32> = (0..5)
+            .map(|c| c as f32)
+            .chain((5..10).map(|c| c as f32 + 0.16))
+            .collect();
+        let (heights, steps) = measure(&row(&cracked), world(11, rows));
+        assert_eq!(&heights[..10], &[1.0; 10]);
+        assert_eq!(heights[10], 1.0, "the last square covers 0.16 of column 10");
+        assert_eq!(steps.max, 0.0);
+        // Squares that touch across column edges by a rounding sliver count once each.
+        let sliver: Vec<f32> = (0..5).map(|c| c as f32 + 0.001).collect();
+        let (heights, _) = measure(&row(&sliver), world(8, rows));
+        assert_eq!(heights, vec![1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
+        // A gap of two sides, however it falls on the columns, shows.
+        for shift in [0.0, 0.25, 0.5, 0.75] {
+            let gapped = [0.0 + shift, 1.0 + shift, 4.0 + shift, 5.0 + shift];
+            let (heights, steps) = measure(&row(&gapped), world(8, rows));
+            assert!(heights[2..4].contains(&0.0), "shift {shift}: {heights:?}");
+            assert_eq!(steps.max, 1.0);
+        }
+    }
+
+    #[test]
     fn a_pile_against_a_wall_adds_no_step_for_the_wall() {
         // A slope down from the left wall: 3, 2, 1, then a tower of 4 at the right wall.
         let rows = 10;
@@ -520,12 +555,17 @@ mod tests {
                 (qx - px).abs() < s && qy > py && qy <= py + s * (1.0 + SUPPORT_GAP)
             });
             if on_floor || on_another {
-                // Every column whose span [c, c + 1) sides the square's [x, x + 1) meets.
+                // Every column whose span [c, c + 1) sides (the first from far left, the last
+                // to far right) the square's [x, x + 1) covers more than COLUMN_COVER of.
                 let left = (px - f64::from(w.min_x)) / s;
                 for (c, h) in heights.iter_mut().enumerate() {
-                    let meets = left < (c + 1) as f64 && left + 1.0 > c as f64;
-                    let last_takes_rest = c == columns - 1 && left >= columns as f64;
-                    if meets || last_takes_rest {
+                    let lo = if c == 0 { f64::MIN } else { c as f64 };
+                    let hi = if c == columns - 1 {
+                        f64::MAX
+                    } else {
+                        (c + 1) as f64
+                    };
+                    if (left + 1.0).min(hi) - left.max(lo) > COLUMN_COVER {
                         *h = f64::max(*h, (f64::from(w.max_y) - py) / s);
                     }
                 }

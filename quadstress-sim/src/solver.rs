@@ -47,7 +47,7 @@
 //! lies at least three quarters of a side out on that side (a *shoulder*). Then it gains
 //! sideways speed towards that side, half what gravity gives, up to three sides a second,
 //! loaded or not, on one support or two (a drop on both sides, as on a tower's top: away from
-//! its support's centre). A tower or a cliff's face comes down, every square of it at once,
+//! a single support's centre; on two supports their tilts part it from the nearer one). A tower or a cliff's face comes down, every square of it at once,
 //! until each square of the slope has a shoulder on its open side: a slope of at most about
 //! one side up per side across. A hole inside a pile, under a *roof* (a particle above beyond
 //! that edge), is left alone: the pile does not keep compacting. A square with a shoulder or
@@ -89,9 +89,11 @@
 //! steps in a row falls asleep: its velocity is zero, it does not move, and contacts treat it
 //! as fixed, like the floor. An awake particle that pushes into it or moves past it faster
 //! than [`WAKE_SPEED`] wakes it. A settled pile is then at rest (zero kinetic energy), and a
-//! stream poured on it wakes what it hits. A square that may lean off its support (see above)
-//! keeps that support awake, so that the support can lean in turn once it has gone: a tower's
-//! chain of supports does not stop halfway because one of them fell asleep first.
+//! stream poured on it wakes what it hits. An awake square with nothing on it, not held on both
+//! sides, keeps what it rests on awake, so that a support can lean in turn once the square on
+//! it has gone: a tower's chain of supports does not stop halfway because one of them fell
+//! asleep first. A sleeping square beside a leaning one wakes (the leaning one tips away from
+//! it, and may leave a drop beside it): a cliff's face comes down whole.
 //!
 //! # Stripes: every core, one answer
 //! The world is cut into vertical stripes at least sixteen particles wide; their number
@@ -126,8 +128,8 @@ pub(super) const SUBSTEPS: u32 = 4;
 pub const SLEEP_SPEED: f32 = 0.5;
 /// Steps in a row a particle must be slow to fall asleep (a quarter of a second at 60 steps a
 /// second). With 24, the standard 100,000 pile, which the lean at cliffs keeps settling
-/// longer, slept about 100 frames later (see BENCHMARKS.md); a square that may lean keeps its
-/// support awake whatever this is.
+/// longer, was 77% to 90% asleep at frame 450 instead of 99% (see BENCHMARKS.md); a square
+/// that may lean keeps its support awake whatever this is.
 pub const SLEEP_STEPS: u32 = 16;
 /// An awake particle faster than this (sides a second) wakes the sleeping ones it touches.
 pub const WAKE_SPEED: f32 = 1.0;
@@ -145,8 +147,9 @@ const FRICTION: f32 = 0.3;
 /// speed sideways, each substep, up to [`LEAN_SPEED`] sides a second. Gravity's whole pull
 /// kept squares rocking between neighbours: piles never slept.
 const LEAN_ACCEL: f32 = 0.5;
-/// With 1.5, the 10,000 pile with a stream poured on it ended 900 frames with column steps
-/// p99 of 3.8-4.0 sides, with 3.0 of 3.0-3.9 (seeds 1-4); faster still changed nothing.
+/// With 1.5, the 10,000 pile with a stream poured on it ended 900 frames with larger column
+/// steps (p99 3.8 to 4.0 sides, seeds 1-4, against 3.0 to 3.9 in the same run with 3); faster
+/// still changed nothing.
 const LEAN_SPEED: f32 = 3.0;
 
 /// A contact as the solver keeps it: its particles `a < b`, and the row of its lower particle
@@ -180,8 +183,8 @@ pub(super) struct Body {
     support: u32,
     /// The substeps on which it last touched a particle on its left and on its right.
     touched: [u32; 2],
-    /// The substeps on which it last had a shoulder on its left and on its right: a particle
-    /// below it whose centre lies at least half a side beyond that edge.
+    /// The substeps on which it last had a shoulder on its left and on its right (see
+    /// [`SHOULDER`]).
     shoulder: [u32; 2],
     /// The substeps on which it last had a particle above it beyond its left and right edge.
     roof: [u32; 2],
@@ -722,7 +725,9 @@ fn solve_contact(
     if p.gravity && dy.abs() < (1.0 - SIDE_LATERAL) * s && dx.abs() >= dy.abs() {
         mark_sides(p, dx, ba, bb);
     }
-    if p.gravity && dy.abs() >= 0.5 * s && dx.abs() >= SHOULDER * s && dx.abs() <= 1.25 * s {
+    // (A fast particle's swept box finds pairs further apart: only a neighbour counts.)
+    let (adx, ady) = (dx.abs(), dy.abs());
+    if p.gravity && ady >= 0.5 * s && ady <= 1.25 * s && adx >= SHOULDER * s && adx <= 1.25 * s {
         mark_shoulder(p, dx, dy, ba, bb);
     }
     let (ox, oy) = (s - dx.abs(), s - dy.abs());
@@ -877,7 +882,8 @@ fn solve_contact(
     bb.mid[1] += wb * quiet * ny;
     // Coulomb friction: undo the sliding across the normal in this substep, up to
     // `friction` times the push.
-    let upper_leans = along_y && if lower_is_b { ba.leaning } else { bb.leaning };
+    // (`dir` as it is now: a deep pair may have swapped sides above.)
+    let upper_leans = along_y && if dir > 0.0 { ba.leaning } else { bb.leaning };
     if p.friction > 0.0 && !upper_leans {
         let (tx, ty) = (-ny, nx);
         let slide = ((b.x - bb.mid[0]) - (a.x - ba.mid[0]) + (b.vx - a.vx) * p.h) * tx
@@ -906,17 +912,21 @@ fn solve_contact(
     // Of what is handed on, only the share that undoes the approach gives speed, as for the
     // push itself.
     if !tilted && short_a < 0.0 && wb > 0.0 {
-        b.x -= short_a * nx;
-        b.y -= short_a * ny;
-        bb.mid[0] -= still_share * short_a * nx;
-        bb.mid[1] -= still_share * short_a * ny;
+        let (hx, hy) = (-short_a * nx, -short_a * ny);
+        b.x += hx;
+        b.y += hy;
+        let (px, py) = (b.x, b.y);
         p.clamp_to_walls(b);
+        bb.mid[0] += still_share * (hx + b.x - px);
+        bb.mid[1] += still_share * (hy + b.y - py);
     } else if !tilted && short_b < 0.0 && wa > 0.0 {
-        a.x += short_b * nx;
-        a.y += short_b * ny;
-        ba.mid[0] += still_share * short_b * nx;
-        ba.mid[1] += still_share * short_b * ny;
+        let (hx, hy) = (short_b * nx, short_b * ny);
+        a.x += hx;
+        a.y += hy;
+        let (px, py) = (a.x, a.y);
         p.clamp_to_walls(a);
+        ba.mid[0] += still_share * (hx + a.x - px);
+        ba.mid[1] += still_share * (hy + a.y - py);
     }
     let closing = (a.vx - b.vx) * nx + (a.vy - b.vy) * ny;
     if !p.gravity && closing > 0.0 {
@@ -977,8 +987,8 @@ fn mark_rest(
 /// had in the last one, which it then forgets (see the module documentation).
 ///
 /// A drop on one side (free there, no shoulder, no roof): the square tips that way whatever
-/// it carries and however many supports it has; a drop on both sides: away from its
-/// support's centre; no drop: it stays.
+/// it carries and however many supports it has; a drop on both sides: away from a single
+/// support's centre (on two, their tilts decide); no drop: it stays.
 #[inline(always)]
 fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
     let rest = std::mem::take(&mut body.rest);
@@ -998,8 +1008,11 @@ fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
     let side = match drop {
         (true, false) => -1.0,
         (false, true) => 1.0,
-        (true, true) => away,
-        (false, false) => return,
+        // A drop on both sides: away from a single support's centre. On two supports it is
+        // left to their tilts, which part it from the nearer one's edge; leaning one way
+        // fought them, and a square rocked on two supports for ever.
+        (true, true) if rest & (REST_LEFT | REST_RIGHT) != (REST_LEFT | REST_RIGHT) => away,
+        _ => return,
     };
     // At a run, not thrown: it tips off.
     let (dv, cap) = (LEAN_ACCEL * p.gh, LEAN_SPEED * p.size);
@@ -1267,15 +1280,17 @@ mod tests {
             // Held on that side, or resting on nothing (falling): no lean.
             ([now, now], cliff_left, open, REST_LEFT | LOADED, 0.0),
             ([free, now], cliff_left, open, LOADED, 0.0),
-            // A drop on both sides (the top of a spire on a joint): away from its support.
+            // A drop on both sides: away from a single support's centre (the top of a
+            // tower); on two supports the tilts decide.
+            ([free, free], [free, free], open, REST_RIGHT | LOADED, -1.0),
+            ([free, free], [free, free], open, REST_LEFT, 1.0),
             (
                 [free, free],
                 [free, free],
                 open,
                 REST_LEFT | REST_RIGHT,
-                1.0,
+                0.0,
             ),
-            ([free, free], [free, free], open, REST_RIGHT | LOADED, -1.0),
         ] {
             let mut q = at(40.0, 84.0);
             let mut body = Body {

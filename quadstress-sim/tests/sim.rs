@@ -879,37 +879,74 @@ fn a_tower_topples() {
     assert!(inside(&sim));
 }
 
-/// A block of aligned squares against the left wall, its right face a cliff eight squares
-/// tall, slumps into a slope: squares at the face, loaded or not, tip over its edge where
-/// nothing below holds them on that side.
+/// A block of aligned squares against a wall, its open face a cliff eight squares tall,
+/// slumps into a slope and comes to rest: squares at the face, loaded or not, tip over its
+/// edge where nothing below holds them on that side. Against either wall (the rules are the
+/// same both ways round; one square once rocked for ever on two supports with the face on the
+/// left).
 #[test]
 fn a_cliff_slumps_into_a_slope() {
-    let mut sim = Simulation::new(small(5)).unwrap();
-    sim.set_gravity(true);
-    let (s, floor) = (
-        sim.config().particle_size,
-        sim.config().world.max_y - sim.config().particle_size,
-    );
-    for row in 0..8 {
-        for column in 0..6 {
-            sim.spawn_stream(column as f32 * s, floor - row as f32 * s, 1, 0.0, 0.0)
-                .unwrap();
+    for against_right in [false, true] {
+        let mut sim = Simulation::new(small(5)).unwrap();
+        let (s, floor, width) = (
+            sim.config().particle_size,
+            sim.config().world.max_y - sim.config().particle_size,
+            sim.config().world.width(),
+        );
+        for row in 0..8 {
+            for column in 0..6 {
+                let x = if against_right {
+                    width - (column + 1) as f32 * s
+                } else {
+                    column as f32 * s
+                };
+                sim.spawn_stream(x, floor - row as f32 * s, 1, 0.0, 0.0)
+                    .unwrap();
+            }
         }
+        let mut profile = HeightProfile::new();
+        let before = sim.column_steps(&mut profile).unwrap();
+        assert_eq!(before.max, 8.0);
+        for _ in 0..1200 {
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        let after = sim.column_steps(&mut profile).unwrap();
+        assert!(
+            after.max <= 2.0 + 1e-3,
+            "against the right wall {against_right}: the cliff stands: {after:?} {:?}",
+            profile.heights()
+        );
+        assert_eq!(
+            sim.sleeping(),
+            sim.len(),
+            "against the right wall {against_right}: still moving after 20 s"
+        );
+        assert!(sim.overlap().max <= 0.15, "{:?}", sim.overlap());
+        assert!(inside(&sim));
     }
-    let mut profile = HeightProfile::new();
-    let before = sim.column_steps(&mut profile).unwrap();
-    assert_eq!(before.max, 8.0);
-    for _ in 0..900 {
+}
+
+/// A burst spawned overlapping leaves nothing fast: overlap is parted without speed, also where
+/// a wall takes a push back (it once threw particles off the walls at up to 76 sides a second
+/// on the first frame).
+#[test]
+fn a_burst_throws_nothing_off_the_walls() {
+    let mut config = SimConfig::with_coverage(10_000, 0.5);
+    config.seed = 1;
+    config.gravity_on = true;
+    let mut sim = Simulation::new(config).unwrap();
+    sim.spawn_burst(10_000).unwrap();
+    let s = sim.config().particle_size;
+    for frame in 0..3 {
         sim.step(1.0 / 60.0).unwrap();
+        let fastest = sim
+            .particles()
+            .iter()
+            .map(|p| p.vx.hypot(p.vy) / s)
+            .fold(0.0, f32::max);
+        // The burst's own speeds reach 7.5 sides a second along each axis.
+        assert!(fastest < 25.0, "frame {frame}: {fastest} sides a second");
     }
-    let after = sim.column_steps(&mut profile).unwrap();
-    assert!(
-        after.max <= 2.0 + 1e-3,
-        "the cliff stands: {after:?} {:?}",
-        profile.heights()
-    );
-    assert!(sim.overlap().max <= 0.15, "{:?}", sim.overlap());
-    assert!(inside(&sim));
 }
 
 /// A square dropped on top of a staircase (columns 12, 11, ..., 1 squares tall against the
@@ -965,7 +1002,8 @@ fn a_pile_has_no_cliffs() {
         let sim = pile(10_000, 0.5, seed, 900, None);
         let steps = sim.column_steps(&mut HeightProfile::new()).unwrap();
         assert!(
-            steps.p99 <= 2.0 + 1e-3 && steps.max <= 6.0,
+            // (Give or take the hundredth of a side resting squares sink into each other.)
+            steps.p99 <= 2.01 && steps.max <= 6.0,
             "seed {seed}: {steps:?}"
         );
     }
