@@ -931,11 +931,7 @@ fn a_cliff_slumps_into_a_slope() {
 /// on the first frame).
 #[test]
 fn a_burst_throws_nothing_off_the_walls() {
-    let mut config = SimConfig::with_coverage(10_000, 0.5);
-    config.seed = 1;
-    config.gravity_on = true;
-    let mut sim = Simulation::new(config).unwrap();
-    sim.spawn_burst(10_000).unwrap();
+    let mut sim = pile(10_000, 0.5, 1, 0, None);
     let s = sim.config().particle_size;
     for frame in 0..3 {
         sim.step(1.0 / 60.0).unwrap();
