@@ -42,12 +42,12 @@ pub struct ColumnSteps {
 /// # The profile
 /// The world is cut into `floor(width / side)` columns, each one particle side wide from the
 /// left wall (the last one also takes the rest of the width, less than a side). A particle
-/// belongs to every column its square covers more than [`COLUMN_COVER`] of: one, or two side by side.
-/// So a gap between particles is a step only where it holds a column all but `COLUMN_COVER`: a crack
-/// narrower than a side never is (no particle falls into it; a profile of the centres alone
-/// saw a crack of a sixth of a side between two rows as a crevasse as deep as the rows), a gap
-/// two sides wide always is, and one in between is or is not as it falls on the columns. A
-/// column's height is the top of its highest
+/// belongs to every column its square covers more than [`COLUMN_COVER`] of: one, or two side
+/// by side. So a gap between particles is a step only where it holds a column all but
+/// `COLUMN_COVER`: a crack narrower than a side never is (no particle falls into it; a profile
+/// of the centres alone saw a crack of a sixth of a side between two rows as a crevasse as deep
+/// as the rows), a gap two sides wide always is, and one in between is or is not as it falls
+/// on the columns. A column's height is the top of its highest
 /// *supported* particle, measured up from the floor, in sides; a column with no supported
 /// particle has height 0. A particle is supported when it rests on the floor or on another
 /// particle: the other particle's square overlaps it along x (by more than nothing) and its top
@@ -234,7 +234,7 @@ impl HeightProfile {
         for (&i, &held) in self.order.iter().zip(&self.supported) {
             if held {
                 let p = &particles[i as usize];
-                // Every column the square covers more than COLUMN_COVER of (one, or two side by side).
+                // Every column the square covers more than COLUMN_COVER of (one, or two).
                 let left = (f64::from(p.x) - min_x) / s;
                 let first = ((left + COLUMN_COVER).max(0.0) as usize).min(columns - 1);
                 let last =

@@ -47,9 +47,10 @@
 //! lies at least three quarters of a side out on that side (a *shoulder*). Then it gains
 //! sideways speed towards that side, half what gravity gives, up to three sides a second,
 //! loaded or not, on one support or two (a drop on both sides, as on a tower's top: away from
-//! a single support's centre; on two supports their tilts part it from the nearer one). A tower or a cliff's face comes down, every square of it at once,
-//! until each square of the slope has a shoulder on its open side: a slope of at most about
-//! one side up per side across. A hole inside a pile, under a *roof* (a particle above beyond
+//! a single support's centre; on two supports their tilts part it from the nearer one). A
+//! tower or a cliff's face comes down, every square of it at once, until each square of the
+//! slope has a shoulder on its open side: a slope of at most about one side up per side
+//! across. A hole inside a pile, under a *roof* (a particle above beyond
 //! that edge), is left alone: the pile does not keep compacting. A square with a shoulder or
 //! a neighbour on each side stands, on one support or two, as a block stands on a floor (a
 //! square on a ledge that rolled towards the ledge's lower neighbour instead rocked there
@@ -77,7 +78,7 @@
 //! otherwise be driven away from every wall and leave a crevasse along it). What a wall takes
 //! back of a push, or hands on, gives speed only in the share of the push that undid an
 //! approach (overlap a burst spawned into a wall, taken back as speed, threw particles off the
-//! walls at 40 to 70 sides a second on the first frame); a pair deep in
+//! walls at 40 to 76 sides a second on the first frame); a pair deep in
 //! each other that can part along neither side of its axis (a column from the floor to the
 //! ceiling) parts along the other axis. A shallow overlap that cannot part along its axis
 //! stays as it is: parting it along the other axis would push one particle through a whole
@@ -727,10 +728,11 @@ fn solve_contact(
     }
     // (A fast particle's swept box finds pairs further apart: only a neighbour counts.)
     let (adx, ady) = (dx.abs(), dy.abs());
-    if p.gravity && ady >= 0.5 * s && ady <= 1.25 * s && adx >= SHOULDER * s && adx <= 1.25 * s {
+    let near = |d: f32, least: f32| (least * s..=1.25 * s).contains(&d);
+    if p.gravity && near(ady, 0.5) && near(adx, SHOULDER) {
         mark_shoulder(p, dx, dy, ba, bb);
     }
-    let (ox, oy) = (s - dx.abs(), s - dy.abs());
+    let (ox, oy) = (s - adx, s - ady);
     // Where the pair was before this substep's motion: the axis it was apart on (only one),
     // from the side it was on, even if it crossed since.
     let (wx, wy) = (dx - (b.vx - a.vx) * p.h, dy - (b.vy - a.vy) * p.h);
@@ -897,13 +899,8 @@ fn solve_contact(
     // Of what the walls take back, so much moves `mid` as the push did (a spawn's overlap
     // pushed into a wall, taken back, would otherwise leave as speed away from it).
     let still_share = if push > 0.0 { quiet / push } else { 0.0 };
-    let (pax, pay, pbx, pby) = (a.x, a.y, b.x, b.y);
-    p.clamp_to_walls(a);
-    p.clamp_to_walls(b);
-    ba.mid[0] += still_share * (a.x - pax);
-    ba.mid[1] += still_share * (a.y - pay);
-    bb.mid[0] += still_share * (b.x - pbx);
-    bb.mid[1] += still_share * (b.y - pby);
+    shift_within_walls(p, a, ba, 0.0, 0.0, still_share);
+    shift_within_walls(p, b, bb, 0.0, 0.0, still_share);
     // A wall that stopped one particle short hands the rest of the push to the other.
     let short_a = ((ax - a.x) * nx + (ay - a.y) * ny) - wa * push;
     let short_b = ((b.x - bx) * nx + (b.y - by) * ny) - wb * push;
@@ -912,21 +909,9 @@ fn solve_contact(
     // Of what is handed on, only the share that undoes the approach gives speed, as for the
     // push itself.
     if !tilted && short_a < 0.0 && wb > 0.0 {
-        let (hx, hy) = (-short_a * nx, -short_a * ny);
-        b.x += hx;
-        b.y += hy;
-        let (px, py) = (b.x, b.y);
-        p.clamp_to_walls(b);
-        bb.mid[0] += still_share * (hx + b.x - px);
-        bb.mid[1] += still_share * (hy + b.y - py);
+        shift_within_walls(p, b, bb, -short_a * nx, -short_a * ny, still_share);
     } else if !tilted && short_b < 0.0 && wa > 0.0 {
-        let (hx, hy) = (short_b * nx, short_b * ny);
-        a.x += hx;
-        a.y += hy;
-        let (px, py) = (a.x, a.y);
-        p.clamp_to_walls(a);
-        ba.mid[0] += still_share * (hx + a.x - px);
-        ba.mid[1] += still_share * (hy + a.y - py);
+        shift_within_walls(p, a, ba, short_b * nx, short_b * ny, still_share);
     }
     let closing = (a.vx - b.vx) * nx + (a.vy - b.vy) * ny;
     if !p.gravity && closing > 0.0 {
@@ -946,6 +931,25 @@ fn solve_contact(
         mark_support(p, lower_is_b, a, ba, b, bb, supported);
         mark_rest(p, lower_is_b, dx, a, ba, b, bb);
     }
+}
+
+/// Moves `q` by `(hx, hy)` and into the walls' range, and its `mid` along by `still_share` of
+/// where that took it: that share of the move gives no speed (see `solve_contact`).
+#[inline(always)]
+fn shift_within_walls(
+    p: &Params,
+    q: &mut Particle,
+    body: &mut Body,
+    hx: f32,
+    hy: f32,
+    still_share: f32,
+) {
+    q.x += hx;
+    q.y += hy;
+    let (px, py) = (q.x, q.y);
+    p.clamp_to_walls(q);
+    body.mid[0] += still_share * (hx + q.x - px);
+    body.mid[1] += still_share * (hy + q.y - py);
 }
 
 /// Notes a resting contact along y (see `lean`): on which side of the upper particle's centre
