@@ -294,12 +294,16 @@ impl SolverBuffers {
             .extend((0..=count).map(|k| if k == 0 { 0 } else { start(k) as u32 }));
     }
 
-    /// Follows a reordering: `new_index[old]` is each particle's new index.
+    /// Follows a reordering: `new_index[old]` is each particle's new index. Particles spawned
+    /// since the last step have no body yet (they are appended, so theirs are the last
+    /// indices): they get a fresh one, and every other particle keeps its own, asleep or not.
+    /// (Dropping them all woke a whole pile at every reordering while a stream poured on it.)
     pub(super) fn renumber(&mut self, new_index: &[u32]) {
-        if self.bodies.len() != new_index.len() {
+        if self.bodies.len() > new_index.len() {
             self.bodies.clear();
             return;
         }
+        self.bodies.resize(new_index.len(), Body::default());
         self.renumbered.clear();
         self.renumbered.resize(new_index.len(), Body::default());
         for (old, &new) in new_index.iter().enumerate() {

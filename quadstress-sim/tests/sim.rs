@@ -1070,3 +1070,26 @@ fn a_fast_particle_lands_on_a_thin_row() {
         assert!(sim.overlap().max <= 0.15, "{:?}", sim.overlap());
     }
 }
+
+/// A stream poured on a settled pile wakes what it hits, not the whole pile: the particles the
+/// stream spawns between two reorderings must not cost the sleeping ones their sleep.
+#[test]
+fn a_stream_on_a_sleeping_pile_wakes_only_what_it_hits() {
+    let mut sim = pile(2_000, 0.5, 1, 400, None);
+    sim.set_threads(1).unwrap();
+    let asleep = sim.sleeping();
+    assert!(asleep >= 1_900, "the pile sleeps: {asleep} of 2000");
+    let world = sim.config().world;
+    // One particle a step dropped near the left wall, over more than two reorderings.
+    let mut fewest = asleep;
+    for _ in 0..80 {
+        sim.spawn_stream(world.min_x + 20.0, world.min_y + 20.0, 1, 0.0, 0.0)
+            .unwrap();
+        sim.step(1.0 / 60.0).unwrap();
+        fewest = fewest.min(sim.sleeping());
+    }
+    assert!(
+        fewest + 300 >= asleep,
+        "{fewest} asleep at the fewest, {asleep} before the stream"
+    );
+}
