@@ -94,7 +94,9 @@
 //! sides, keeps what it rests on awake, so that a support can lean in turn once the square on
 //! it has gone: a tower's chain of supports does not stop halfway because one of them fell
 //! asleep first. A sleeping square beside a leaning one wakes (the leaning one tips away from
-//! it, and may leave a drop beside it): a cliff's face comes down whole.
+//! it, and may leave a drop beside it): a cliff's face comes down whole. So does one beside a
+//! neighbour moving faster than [`WAKE_SPEED`] (falling away or rolling off): without it, a
+//! face whose neighbouring column slid away slept on as a cliff.
 //!
 //! # Stripes: every core, one answer
 //! The world is cut into vertical stripes at least sixteen particles wide; their number
@@ -729,6 +731,18 @@ fn solve_contact(
     // other up sideways (see `lean`).
     if p.gravity && dy.abs() < (1.0 - SIDE_LATERAL) * s && dx.abs() >= dy.abs() {
         mark_sides(p, dx, ba, bb);
+        // A neighbour moving past a sleeping one (falling away, rolling off) may leave a drop
+        // beside it: the sleeping one wakes, to lean there if it must.
+        if sleep_a != sleep_b {
+            let (mover, sleeper) = if sleep_a {
+                (&*b, &mut *ba)
+            } else {
+                (&*a, &mut *bb)
+            };
+            if mover.vx * mover.vx + mover.vy * mover.vy > p.wake_speed * p.wake_speed {
+                sleeper.still = WOKEN;
+            }
+        }
     }
     // (A fast particle's swept box finds pairs further apart: only a neighbour counts.)
     let (adx, ady) = (dx.abs(), dy.abs());
