@@ -78,14 +78,17 @@
 //!   movement a query reads more of it; the unsorted entries are scanned whole; the pair
 //!   search reads whole groups, as before (its scans are small and many, and a dispatch on
 //!   runs cost it more than the runs saved).
-//! - **Region queries report their hits in batches.** A block with hits writes all eight of
+//! - **Region queries report their hits in batches.** Each block tested writes all eight of
 //!   its lanes' positions (from a table of each mask's set bits) into a small batch on the
-//!   stack and moves the batch's end by the count of hits; the caller's closure, or the push
-//!   into `out`, then runs over the batch. Walking each mask bit by bit mispredicts the end of
-//!   that walk whenever the count of hits varies between blocks, which is the common case
-//!   where a query meets many items (large, dense ones); a query that meets few tests mostly
-//!   empty masks and skips them with one predicted branch, as before. The hits keep their
-//!   order.
+//!   stack and moves the batch's end by the count of hits, with no branch on the mask; the
+//!   caller's closure, or the push into `out`, then runs over the batch. Walking each mask bit
+//!   by bit mispredicts the end of that walk whenever the count of hits varies between blocks,
+//!   as it does both where a query meets many items (large, dense ones) and where a small
+//!   query meets a few items in each of a few short lists. `for_each_in_rect` goes further:
+//!   the short lists' hits wait in one batch for the whole walk, each tagged with its list,
+//!   and the closure runs once over all of them, so a small query pays one mispredicted loop
+//!   end instead of one per list (a list scanned at once, a long one or one with runs, first
+//!   reports what waits). The hits keep their order.
 //! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
 //!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to
 //!   update), even though they make more rectangle tests.

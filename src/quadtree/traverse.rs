@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 
-use super::items::with_block_test;
+use super::items::{with_block_test, ListHits};
 use super::placement::Place;
 use super::{CellRange, ItemList, ItemRef, Node, Quadtree, Rect, MAX_DEPTH, NULL};
 
@@ -198,22 +198,27 @@ impl<T> Quadtree<T> {
     {
         // Borrowed, not moved into the AVX closure: the batch is a few hundred bytes.
         let (batch, f) = (&mut None, &mut f);
+        let pending = &mut ListHits::new();
         let range = self.cell_range(query);
         // Most lists a small query reaches are empty or have both bands away from it: that
         // test is made in the walk, and only the lists left are scanned. The whole walk is
         // compiled for AVX (one dispatch a query), so a short list's scan inlines into it with
-        // no call and no dispatch of its own.
-        with_block_test!(|hits| self.walk_range(
-            range,
-            #[inline(always)]
-            |node| {
-                if node.items.misses(query) {
-                    return ControlFlow::Continue(());
-                }
-                node.items
-                    .for_each_hit_windowed_with(query, batch, &mut *f, hits)
-            },
-        ))
+        // no call and no dispatch of its own. The short scans' hits wait in `pending`, and
+        // `f` runs over them all at the end (see `ListHits`).
+        with_block_test!(|hits| {
+            self.walk_range(
+                range,
+                #[inline(always)]
+                |node| {
+                    if node.items.misses(query) {
+                        return ControlFlow::Continue(());
+                    }
+                    node.items
+                        .for_each_hit_windowed_with(query, batch, pending, &mut *f, hits)
+                },
+            )?;
+            pending.report(f)
+        })
     }
 
     /// Hands `f` the items of every node below `parent` (not `parent`'s own) whose region
@@ -355,6 +360,64 @@ mod tests {
             }
             assert!(walked > 1_000, "{walked}");
             assert!(tree.cells.deepest() >= 5, "the tree must be deep somewhere");
+        }
+    }
+
+    /// The hits that wait in the walk's batch come out in the order `query_in_rect` appends
+    /// them, and a closure that breaks at the k-th hit has seen exactly the first k: over
+    /// queries that meet one list or dozens (more than the batch holds lists or hits), in
+    /// trees with short leaves, long crowded ones and sorted runs of straddlers.
+    #[test]
+    fn batched_hits_keep_their_order_and_stop_at_a_break() {
+        let mut rng = TestRng::new(38);
+        for (capacity, sorted) in [(32, true), (4, false), (200, true)] {
+            let config = Config {
+                leaf_capacity: capacity,
+                max_depth: 6,
+                placement: Placement::Exact,
+            };
+            let mut tree: Quadtree<u32> =
+                Quadtree::with_config(Rect::new(0.0, 0.0, 256.0, 256.0), config).unwrap();
+            for i in 0..6_000 {
+                // Small boxes, a crowded corner, and long boxes across the centre lines.
+                let (x, y) = match i % 5 {
+                    0 => (rng.range(0.0, 30.0), rng.range(0.0, 30.0)),
+                    1 => (rng.range(100.0, 128.0), rng.range(0.0, 256.0)),
+                    _ => (rng.range(0.0, 254.0), rng.range(0.0, 254.0)),
+                };
+                let (w, h) = if i % 5 == 1 { (40.0, 2.0) } else { (2.0, 2.0) };
+                tree.insert(Rect::new(x, y, x + w, y + h), i).unwrap();
+            }
+            if sorted {
+                tree.sort_straddlers();
+            }
+            for _ in 0..300 {
+                let (x, y) = (rng.range(-5.0, 256.0), rng.range(-5.0, 256.0));
+                let side = rng.range(0.0, 60.0);
+                let q = Rect::new(x, y, x + side, y + side);
+                let mut appended = Vec::new();
+                tree.query_in_rect(&q, &mut appended).unwrap();
+                let mut visited = Vec::new();
+                tree.for_each_in_rect(&q, |item| visited.push(item.id))
+                    .unwrap();
+                assert_eq!(visited, appended, "{q:?}");
+                for k in [0, 1, appended.len() / 2, appended.len().saturating_sub(1)] {
+                    let mut seen = Vec::new();
+                    let stopped = tree
+                        .for_each_in_rect(&q, |item| {
+                            seen.push(item.id);
+                            if seen.len() > k {
+                                ControlFlow::Break(())
+                            } else {
+                                ControlFlow::Continue(())
+                            }
+                        })
+                        .unwrap();
+                    let want = appended.len().min(k + 1);
+                    assert_eq!(seen, appended[..want], "{q:?} {k}");
+                    assert_eq!(stopped.is_break(), appended.len() > k);
+                }
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ impl<T> ItemList<T> {
         if end.saturating_sub(first) >= BATCHED_BLOCKS {
             self.gather_long(r, out, (first, end), batch, hits);
         } else {
-            self.gather_short(r, out, (first, end), hits);
+            self.gather_short(r, out, (first, end), batch, hits);
         }
     }
 
@@ -50,17 +50,20 @@ impl<T> ItemList<T> {
         if end.saturating_sub(first) >= BATCHED_BLOCKS {
             with_block_test!(avx => |hits| self.gather_long(r, out, (first, end), batch, hits));
         } else {
-            with_block_test!(avx => |hits| self.gather_short(r, out, (first, end), hits));
+            with_block_test!(avx => |hits| self.gather_short(r, out, (first, end), batch, hits));
         }
     }
 
-    /// A short gather: each mask walked bit by bit.
+    /// A short gather (fewer than [`BATCHED_BLOCKS`] blocks) through `batch`, with no branch
+    /// on any block's mask: each block writes its hits' positions whole and moves the batch's
+    /// end by their count (see [`HitBatch::push`]), then the handles are appended at once.
     #[inline(always)]
     pub(super) fn gather_short<H>(
         &self,
         r: &Rect,
         out: &mut Vec<ItemId>,
         (first, end): (usize, usize),
+        batch: &mut Option<HitBatch>,
         hits: H,
     ) where
         H: Fn(&Lanes, &Rect) -> u32,
@@ -68,20 +71,15 @@ impl<T> ItemList<T> {
         // A copy the compiler knows `out` cannot alias, so the query's edges are read (and
         // broadcast) once, not once per block.
         let r = *r;
-        let (entries, tree) = (self.entries.as_slice(), self.tree);
         let Some(blocks) = self.lanes.get(first..end) else {
             return;
         };
-        // Entries are only looked up for hits: pairing each block with its slice of entries
-        // cost more than the block test itself.
+        let batch = batch.get_or_insert_with(HitBatch::new);
         for (b, lanes) in blocks.iter().enumerate() {
-            let mut mask = hits(lanes, &r);
-            while mask != 0 {
-                let k = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                out.push(entries[(first + b) * W + k].id.handle(tree));
-            }
+            // Fewer than `BATCHED_BLOCKS` blocks of `W` fit in an empty batch: never full.
+            batch.push((first + b) * W, hits(lanes, &r));
         }
+        Self::push_hits(&self.entries, self.tree, out, batch);
     }
 
     /// A long gather, through a [`HitBatch`] (whole blocks straight).

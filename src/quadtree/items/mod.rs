@@ -31,6 +31,7 @@ use super::simd::{self, Avx};
 use super::{Entry, Rect, TreeId};
 use runs::Run;
 
+pub(super) use scan::ListHits;
 pub(super) use storage::EntriesMut;
 
 /// Rectangles per block: one 256-bit AVX register per edge, or two SSE registers.

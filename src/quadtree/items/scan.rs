@@ -143,13 +143,94 @@ impl HitBatch {
     }
 }
 
+/// Lists a [`ListHits`] holds hits of at once.
+const PENDING_LISTS: usize = 8;
+
+/// Hit positions of the short scans of several lists, each tagged with its list, reported
+/// together: a small query's walk scans a few short lists (a leaf's blocks, a band's window),
+/// and reporting each list's hits in a loop of its own mispredicts the end of each loop,
+/// where one loop over all of them mispredicts once. Filled as a [`HitBatch`] is, a block at
+/// a time with no branch on its mask.
+pub(in crate::quadtree) struct ListHits<'a, T> {
+    pos: [u32; HitBatch::CAP + W],
+    list: [u8; HitBatch::CAP + W],
+    lists: [Option<&'a ItemList<T>>; PENDING_LISTS],
+    n: usize,
+    lists_held: usize,
+}
+
+impl<'a, T> ListHits<'a, T> {
+    #[inline(always)]
+    pub(in crate::quadtree) fn new() -> Self {
+        ListHits {
+            pos: [0; HitBatch::CAP + W],
+            list: [0; HitBatch::CAP + W],
+            lists: [None; PENDING_LISTS],
+            n: 0,
+            lists_held: 0,
+        }
+    }
+
+    /// Whether a scan of `blocks` blocks (fewer than [`BATCHED_BLOCKS`]) of one more list
+    /// fits.
+    #[inline(always)]
+    fn has_room(&self, blocks: usize) -> bool {
+        self.lists_held < PENDING_LISTS && self.n + blocks * W <= HitBatch::CAP
+    }
+
+    /// Numbers `list` for [`push`](Self::push); there must be room (see `has_room`).
+    #[inline(always)]
+    fn add_list(&mut self, list: &'a ItemList<T>) -> u8 {
+        let k = self.lists_held.min(PENDING_LISTS - 1);
+        self.lists[k] = Some(list);
+        self.lists_held = k + 1;
+        k as u8
+    }
+
+    /// As [`HitBatch::push`], the positions being those of list number `list`.
+    #[inline(always)]
+    fn push(&mut self, list: u8, base: usize, mask: u32) {
+        let ks = &SET_BITS[mask as usize & 0xff];
+        let at = self.n.min(HitBatch::CAP);
+        for (slot, &k) in self.pos[at..at + W].iter_mut().zip(ks) {
+            *slot = base as u32 + u32::from(k);
+        }
+        self.list[at..at + W].fill(list);
+        self.n = at + usize::from(SET_COUNT[mask as usize & 0xff]);
+    }
+
+    /// Calls `f` with each item held, in order, until it breaks; empties the batch.
+    #[inline(always)]
+    pub(in crate::quadtree) fn report<B, F>(&mut self, f: &mut F) -> ControlFlow<B>
+    where
+        F: FnMut(ItemRef<'a, T>) -> ControlFlow<B>,
+    {
+        let n = std::mem::take(&mut self.n);
+        self.lists_held = 0;
+        for (&p, &k) in self.pos[..n].iter().zip(&self.list[..n]) {
+            let Some(list) = self.lists[k as usize] else {
+                continue;
+            };
+            let p = p as usize;
+            let e = &list.entries[p];
+            let rect = list.lanes.get(p / W).map_or(EMPTY_BOUNDS, |l| l.get(p % W));
+            f(ItemRef {
+                id: e.id.handle(list.tree),
+                rect,
+                value: &e.value,
+            })?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 /// The mask of a block whose every lane hits.
 pub(super) const FULL_BLOCK: u32 = (1 << W) - 1;
 
 /// A scan of fewer blocks than this (a leaf's few, or the window a small query leaves of a
-/// list) walks each block's mask bit by bit; a longer one reports through a [`HitBatch`].
-/// Short scans meet few items, and there the batch's fixed stores cost more than the
-/// mispredicts they save.
+/// list) is short: the region queries batch its hits (`ListHits` for `for_each_in_rect`, a
+/// [`HitBatch`] per list for `query_in_rect`), other scans walk each block's mask bit by bit.
+/// A longer scan reports through a [`HitBatch`], whole blocks straight.
 pub(super) const BATCHED_BLOCKS: usize = 8;
 
 impl<T> ItemList<T> {
@@ -204,13 +285,17 @@ impl<T> ItemList<T> {
 
     /// [`for_each_hit_windowed`](Self::for_each_hit_windowed) with the block test `hits`
     /// chosen by the caller, for a walk that runs whole in the AVX-compiled code: a list
-    /// without runs is scanned inline, with no call and no dispatch of its own.
+    /// without runs is scanned inline, with no call and no dispatch of its own. A short scan
+    /// leaves its hits in `pending`, which the walk reports at its end (or when it fills,
+    /// or before a scan that reports at once), so that `f` runs over the hits of several
+    /// lists in one loop; the order of the hits is that of the scans.
     #[inline(always)]
     pub(in crate::quadtree) fn for_each_hit_windowed_with<'a, B, F, H>(
         &'a self,
         r: &Rect,
         batch: &mut Option<HitBatch>,
-        f: F,
+        pending: &mut ListHits<'a, T>,
+        mut f: F,
         hits: H,
     ) -> ControlFlow<B>
     where
@@ -218,16 +303,29 @@ impl<T> ItemList<T> {
         H: Fn(&Lanes, &Rect) -> u32,
     {
         if self.has_runs() {
+            pending.report(&mut f)?;
             return self.for_each_hit_in_spans(r, 0, batch, f);
         }
         let (first, end) = self.block_window(r, 0);
-        if first >= end {
+        let Some(blocks) = self.lanes.get(first..end) else {
             return ControlFlow::Continue(());
-        }
-        if end - first >= BATCHED_BLOCKS {
+        };
+        if blocks.len() >= BATCHED_BLOCKS {
+            pending.report(&mut f)?;
             return self.scan_long(r, 0, (first, end), batch, f, hits);
         }
-        self.scan_short(r, 0, (first, end), f, hits)
+        if blocks.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        if !pending.has_room(blocks.len()) {
+            pending.report(&mut f)?;
+        }
+        let tag = pending.add_list(self);
+        let r = *r;
+        for (b, lanes) in blocks.iter().enumerate() {
+            pending.push(tag, (first + b) * W, hits(lanes, &r));
+        }
+        ControlFlow::Continue(())
     }
 
     /// The scan of a list with runs, apart from the scan of lists without.
