@@ -84,10 +84,10 @@
 //!   caller's closure, or the push into `out`, then runs over the batch. Walking each mask bit
 //!   by bit mispredicts the end of that walk whenever the count of hits varies between blocks,
 //!   as it does both where a query meets many items (large, dense ones) and where a small
-//!   query meets a few items in each of a few short lists. `for_each_in_rect` goes further:
-//!   the short lists' hits wait in one batch for the whole walk, each tagged with its list,
-//!   and the closure runs once over all of them, so a small query pays one mispredicted loop
-//!   end instead of one per list (a list scanned at once, a long one or one with runs, first
+//!   query meets a few items in each of a few short lists. The short lists' hits wait in one
+//!   batch for the whole walk, each tagged with its list, and the closure (or the append to
+//!   `out`) runs once over all of them, so a small query pays one mispredicted loop end
+//!   instead of one per list (a list scanned at once, a long one or one with runs, first
 //!   reports what waits). The hits keep their order.
 //! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
 //!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::ops::ControlFlow;
 
 use super::geom::{f32_at_or_above, f32_at_or_below};
-use super::items::Lanes;
+use super::items::{Lanes, ListHits};
 use super::simd::Avx;
 use super::{
     traverse::NodeStack, CellRange, ItemId, ItemList, ItemRef, NodeInfo, Quadtree, QuadtreeError,
@@ -196,31 +196,34 @@ impl<T> Quadtree<T> {
         query.check()?;
         let before = out.len();
         // Not through `for_each_in_rect`: appending handles needs no per-hit callback, so the
-        // hits go straight from the block test into `out`. With AVX, a list with blocks to test
-        // is scanned by one call into an AVX-compiled scan that inlines the test; a list whose
-        // bands the query misses costs one band test, and the walk between the scans stays
-        // small (compiling the whole walk for AVX made it spill more than the calls cost).
+        // hits go from the block test into `out`, the short scans' through `pending` at the
+        // end. With AVX, a list with blocks to test is scanned by one call into an
+        // AVX-compiled scan that inlines the test; a list whose bands the query misses costs
+        // one band test, and the walk between the scans stays small (compiling the whole walk
+        // for AVX made it spill more than the calls cost, with `pending` too).
         let range = self.cell_range(query);
         let mut batch = None;
+        let mut pending = ListHits::new();
         if let Some(avx) = Avx::detect() {
             self.gather_in_range(range, out, |items, out| {
                 if !items.misses(query) {
-                    items.gather_hits_avx(query, out, &mut batch, avx);
+                    items.gather_hits_avx(query, out, &mut batch, &mut pending, avx);
                 }
             });
         } else {
             self.gather_in_range(range, out, |items, out| {
-                items.gather_hits(query, out, &mut batch, Lanes::hits)
+                items.gather_hits(query, out, &mut batch, &mut pending, Lanes::hits)
             });
         }
+        pending.gather_into(out);
         Ok(out.len() - before)
     }
 
     /// The walk of [`query_in_rect`](Self::query_in_rect), `scan` appending each node's hits.
     #[inline(always)]
-    fn gather_in_range<S>(&self, range: CellRange, out: &mut Vec<ItemId>, mut scan: S)
+    fn gather_in_range<'a, S>(&'a self, range: CellRange, out: &mut Vec<ItemId>, mut scan: S)
     where
-        S: FnMut(&ItemList<T>, &mut Vec<ItemId>),
+        S: FnMut(&'a ItemList<T>, &mut Vec<ItemId>),
     {
         if self.table_walk_fits(range) {
             let _ = self.walk_table(range, |node| {

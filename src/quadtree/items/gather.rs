@@ -3,83 +3,92 @@
 
 use std::ops::ControlFlow;
 
-use super::scan::{for_span_blocks, HitBatch, BATCHED_BLOCKS, FULL_BLOCK};
+use super::scan::{for_span_blocks, HitBatch, ListHits, BATCHED_BLOCKS, FULL_BLOCK};
 use super::{with_block_test, Avx, ItemList, Lanes, W};
 use crate::quadtree::{Entry, ItemId, Rect, TreeId};
 
 impl<T> ItemList<T> {
     /// Appends the handle of every entry whose rectangle intersects `r` (closed), in list
     /// order; `hits` is the block test (a query picks it once, see `Quadtree::query_in_rect`).
-    /// Most blocks a query tests hold no hit, so a block costs one test and one branch on its
-    /// mask, and only hits are written to `out`.
+    /// A short scan leaves its hits in `pending`, which the query appends at its end (or when
+    /// it fills, or before a scan that appends at once), as `for_each_hit_windowed_with`
+    /// does; a long one appends its own through `batch`.
     #[inline(always)]
-    pub(in crate::quadtree) fn gather_hits<H>(
-        &self,
+    pub(in crate::quadtree) fn gather_hits<'a, H>(
+        &'a self,
         r: &Rect,
         out: &mut Vec<ItemId>,
         batch: &mut Option<HitBatch>,
+        pending: &mut ListHits<'a, T>,
         hits: H,
     ) where
         H: Fn(&Lanes, &Rect) -> u32,
     {
         if self.has_runs() {
+            pending.gather_into(out);
             return self.gather_spans(r, out, batch, hits);
         }
         let (first, end) = self.window(r);
         if end.saturating_sub(first) >= BATCHED_BLOCKS {
+            pending.gather_into(out);
             self.gather_long(r, out, (first, end), batch, hits);
         } else {
-            self.gather_short(r, out, (first, end), batch, hits);
+            self.gather_short(r, out, (first, end), pending, hits);
         }
     }
 
     /// As [`gather_hits`](Self::gather_hits) with AVX: the long and the short scans are
     /// separate calls into the AVX-compiled code, as in `for_each_hit`.
     #[inline(always)]
-    pub(in crate::quadtree) fn gather_hits_avx(
-        &self,
+    pub(in crate::quadtree) fn gather_hits_avx<'a>(
+        &'a self,
         r: &Rect,
         out: &mut Vec<ItemId>,
         batch: &mut Option<HitBatch>,
+        pending: &mut ListHits<'a, T>,
         avx: Avx,
     ) {
         if self.has_runs() {
+            pending.gather_into(out);
             return with_block_test!(avx => |hits| self.gather_spans(r, out, batch, hits));
         }
         let (first, end) = self.window(r);
         if end.saturating_sub(first) >= BATCHED_BLOCKS {
+            pending.gather_into(out);
             with_block_test!(avx => |hits| self.gather_long(r, out, (first, end), batch, hits));
-        } else {
-            with_block_test!(avx => |hits| self.gather_short(r, out, (first, end), batch, hits));
+        } else if first < end {
+            with_block_test!(avx => |hits| self.gather_short(r, out, (first, end), pending, hits));
         }
     }
 
-    /// A short gather (fewer than [`BATCHED_BLOCKS`] blocks) through `batch`, with no branch
-    /// on any block's mask: each block writes its hits' positions whole and moves the batch's
-    /// end by their count (see [`HitBatch::push`]), then the handles are appended at once.
+    /// A short gather (fewer than [`BATCHED_BLOCKS`] blocks) into `pending`, with no branch
+    /// on any block's mask: each block writes its hits' positions whole and moves the end by
+    /// their count (see [`ListHits`]).
     #[inline(always)]
-    pub(super) fn gather_short<H>(
-        &self,
+    pub(super) fn gather_short<'a, H>(
+        &'a self,
         r: &Rect,
         out: &mut Vec<ItemId>,
         (first, end): (usize, usize),
-        batch: &mut Option<HitBatch>,
+        pending: &mut ListHits<'a, T>,
         hits: H,
     ) where
         H: Fn(&Lanes, &Rect) -> u32,
     {
-        // A copy the compiler knows `out` cannot alias, so the query's edges are read (and
-        // broadcast) once, not once per block.
-        let r = *r;
         let Some(blocks) = self.lanes.get(first..end) else {
             return;
         };
-        let batch = batch.get_or_insert_with(HitBatch::new);
-        for (b, lanes) in blocks.iter().enumerate() {
-            // Fewer than `BATCHED_BLOCKS` blocks of `W` fit in an empty batch: never full.
-            batch.push((first + b) * W, hits(lanes, &r));
+        if blocks.is_empty() {
+            return;
         }
-        Self::push_hits(&self.entries, self.tree, out, batch);
+        if !pending.has_room(blocks.len()) {
+            pending.gather_into(out);
+        }
+        let list = pending.add_list(self);
+        let r = *r;
+        for (b, lanes) in blocks.iter().enumerate() {
+            pending.push(list, (first + b) * W, hits(lanes, &r));
+        }
     }
 
     /// A long gather, through a [`HitBatch`] (whole blocks straight).

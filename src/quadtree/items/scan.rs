@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 
 use super::{simd, with_block_test, ItemList, Lanes, EMPTY_BOUNDS, W};
-use crate::quadtree::{Entry, ItemMut, ItemRef, Rect};
+use crate::quadtree::{Entry, ItemId, ItemMut, ItemRef, Rect};
 
 /// How many blocks ahead a long scan asks for the lanes it will test. A list's blocks are
 /// one run of memory, which the hardware's own prefetching follows only within a page; a
@@ -174,13 +174,13 @@ impl<'a, T> ListHits<'a, T> {
     /// Whether a scan of `blocks` blocks (fewer than [`BATCHED_BLOCKS`]) of one more list
     /// fits.
     #[inline(always)]
-    fn has_room(&self, blocks: usize) -> bool {
+    pub(super) fn has_room(&self, blocks: usize) -> bool {
         self.lists_held < PENDING_LISTS && self.n + blocks * W <= HitBatch::CAP
     }
 
     /// Numbers `list` for [`push`](Self::push); there must be room (see `has_room`).
     #[inline(always)]
-    fn add_list(&mut self, list: &'a ItemList<T>) -> u8 {
+    pub(super) fn add_list(&mut self, list: &'a ItemList<T>) -> u8 {
         let k = self.lists_held.min(PENDING_LISTS - 1);
         self.lists[k] = Some(list);
         self.lists_held = k + 1;
@@ -189,7 +189,7 @@ impl<'a, T> ListHits<'a, T> {
 
     /// As [`HitBatch::push`], the positions being those of list number `list`.
     #[inline(always)]
-    fn push(&mut self, list: u8, base: usize, mask: u32) {
+    pub(super) fn push(&mut self, list: u8, base: usize, mask: u32) {
         let ks = &SET_BITS[mask as usize & 0xff];
         let at = self.n.min(HitBatch::CAP);
         for (slot, &k) in self.pos[at..at + W].iter_mut().zip(ks) {
@@ -197,6 +197,19 @@ impl<'a, T> ListHits<'a, T> {
         }
         self.list[at..at + W].fill(list);
         self.n = at + usize::from(SET_COUNT[mask as usize & 0xff]);
+    }
+
+    /// Appends the handle of each item held to `out`, in order; empties the batch.
+    #[inline(always)]
+    pub(in crate::quadtree) fn gather_into(&mut self, out: &mut Vec<ItemId>) {
+        let n = std::mem::take(&mut self.n);
+        self.lists_held = 0;
+        let lists = &self.lists;
+        // `map`, not `filter_map`: the count is known, so `out` grows once.
+        out.extend(self.pos[..n].iter().zip(&self.list[..n]).map(|(&p, &k)| {
+            let list = lists[k as usize].expect("every position's list is held");
+            list.entries[p as usize].id.handle(list.tree)
+        }));
     }
 
     /// Calls `f` with each item held, in order, until it breaks; empties the batch.
@@ -228,9 +241,9 @@ impl<'a, T> ListHits<'a, T> {
 pub(super) const FULL_BLOCK: u32 = (1 << W) - 1;
 
 /// A scan of fewer blocks than this (a leaf's few, or the window a small query leaves of a
-/// list) is short: the region queries batch its hits (`ListHits` for `for_each_in_rect`, a
-/// [`HitBatch`] per list for `query_in_rect`), other scans walk each block's mask bit by bit.
-/// A longer scan reports through a [`HitBatch`], whole blocks straight.
+/// list) is short: the region queries hold its hits for the whole walk ([`ListHits`]), other
+/// scans walk each block's mask bit by bit. A longer scan reports through a [`HitBatch`],
+/// whole blocks straight.
 pub(super) const BATCHED_BLOCKS: usize = 8;
 
 impl<T> ItemList<T> {

@@ -1,5 +1,5 @@
 use super::runs::{gallop_partition, ordered, sort_by_key_bits};
-use super::scan::HitBatch;
+use super::scan::{HitBatch, ListHits};
 use super::*;
 use std::ops::ControlFlow;
 
@@ -235,11 +235,15 @@ fn scans_find_what_brute_force_finds_for(items: &ItemList<usize>, rects: &[Rect]
         .map(|i| i as u32)
         .collect();
     let mut gathered = Vec::new();
-    items.gather_hits(&r, &mut gathered, &mut None, Lanes::hits);
+    let mut pending = ListHits::new();
+    items.gather_hits(&r, &mut gathered, &mut None, &mut pending, Lanes::hits);
+    pending.gather_into(&mut gathered);
     assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
     if let Some(avx) = Avx::detect() {
         gathered.clear();
-        items.gather_hits_avx(&r, &mut gathered, &mut None, avx);
+        let mut pending = ListHits::new();
+        items.gather_hits_avx(&r, &mut gathered, &mut None, &mut pending, avx);
+        pending.gather_into(&mut gathered);
         assert_eq!(gathered.iter().map(|id| id.index).collect::<Vec<_>>(), want);
     }
 }
@@ -448,7 +452,9 @@ fn groups_bands_and_runs_follow(seed: u64, sort_every: usize, steps: usize) {
         assert_eq!(grouped, want);
         let sorted_gather = |hits: &dyn Fn(&Lanes, &Rect) -> u32| {
             let mut gathered = Vec::new();
-            items.gather_hits(&q, &mut gathered, &mut None, hits);
+            let mut pending = ListHits::new();
+            items.gather_hits(&q, &mut gathered, &mut None, &mut pending, hits);
+            pending.gather_into(&mut gathered);
             let mut gathered: Vec<usize> = gathered.iter().map(|id| id.index as usize).collect();
             gathered.sort_unstable();
             gathered
@@ -459,7 +465,9 @@ fn groups_bands_and_runs_follow(seed: u64, sort_every: usize, steps: usize) {
             assert_eq!(gathered, want);
             // The entry point `query_in_rect` calls.
             let mut direct = Vec::new();
-            items.gather_hits_avx(&q, &mut direct, &mut None, avx);
+            let mut pending = ListHits::new();
+            items.gather_hits_avx(&q, &mut direct, &mut None, &mut pending, avx);
+            pending.gather_into(&mut direct);
             let mut direct: Vec<usize> = direct.iter().map(|id| id.index as usize).collect();
             direct.sort_unstable();
             assert_eq!(direct, want);
