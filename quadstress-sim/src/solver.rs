@@ -1369,6 +1369,37 @@ mod tests {
         }
     }
 
+    /// A sleeping square wakes when the neighbour beside it moves on faster than the wake
+    /// speed (it may leave a drop there), either way round, and sleeps on beside a slow one.
+    #[test]
+    fn a_sleeping_square_wakes_beside_a_neighbour_moving_on() {
+        let p = params();
+        for (speed, wakes) in [(0.5 * p.wake_speed, false), (2.0 * p.wake_speed, true)] {
+            for sleeper_first in [true, false] {
+                // Side by side on the floor, a hair apart: no push, only the neighbour's speed.
+                let (mut sleeper, mut mover) = (at(40.0, 84.0), at(48.01, 84.0));
+                mover.vy = speed;
+                let mut bs = Body {
+                    still: SLEEP_STEPS,
+                    mid: [sleeper.x, sleeper.y],
+                    ..Body::default()
+                };
+                let mut bm = Body {
+                    mid: [mover.x, mover.y],
+                    ..Body::default()
+                };
+                let mut c = Contact::default();
+                if sleeper_first {
+                    solve_contact(&p, &mut c, &mut sleeper, &mut bs, &mut mover, &mut bm);
+                } else {
+                    solve_contact(&p, &mut c, &mut mover, &mut bm, &mut sleeper, &mut bs);
+                }
+                assert_eq!(bs.still == WOKEN, wakes, "speed {speed}, {sleeper_first}");
+                assert_eq!((sleeper.x, sleeper.y), (40.0, 84.0));
+            }
+        }
+    }
+
     /// A fast square that crossed a row within a substep is put back on the side it came from.
     #[test]
     fn a_fast_square_lands_on_the_side_it_came_from() {
