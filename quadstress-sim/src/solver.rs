@@ -730,19 +730,7 @@ fn solve_contact(
     // Neighbours side by side (any pair the broad phase found: within its margin) hold each
     // other up sideways (see `lean`).
     if p.gravity && dy.abs() < (1.0 - SIDE_LATERAL) * s && dx.abs() >= dy.abs() {
-        mark_sides(p, dx, ba, bb);
-        // A neighbour moving past a sleeping one (falling away, rolling off) may leave a drop
-        // beside it: the sleeping one wakes, to lean there if it must.
-        if sleep_a != sleep_b {
-            let (mover, sleeper) = if sleep_a {
-                (&*b, &mut *ba)
-            } else {
-                (&*a, &mut *bb)
-            };
-            if mover.vx * mover.vx + mover.vy * mover.vy > p.wake_speed * p.wake_speed {
-                sleeper.still = WOKEN;
-            }
-        }
+        mark_sides(p, dx, a, ba, b, bb);
     }
     // (A fast particle's swept box finds pairs further apart: only a neighbour counts.)
     let (adx, ady) = (dx.abs(), dy.abs());
@@ -1050,18 +1038,22 @@ fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
 /// hold the other up sideways.
 const SIDE_LATERAL: f32 = 0.25;
 
-/// Stamps a pair side by side: `b` lies right of `a` if `dir > 0`. A sleeping one beside a
-/// leaning one wakes: the leaning one tips away from it (it is held on that side), and then
-/// the sleeping one may stand beside a drop in turn (a cliff's face comes down whole, not only
-/// where it was awake).
+/// Stamps a pair side by side: `b` lies right of `a` if `dir > 0`. A sleeping one beside an
+/// awake one that leans or moves faster than the wake speed wakes: that one leaves (the
+/// leaning one tips away from it, a falling or rolling one passes on), and then the sleeping
+/// one may stand beside a drop in turn (a cliff's face comes down whole, not only where it
+/// was awake; without the moving one, a face whose neighbouring column slid away slept on).
 #[inline(always)]
-fn mark_sides(p: &Params, dir: f32, ba: &mut Body, bb: &mut Body) {
+fn mark_sides(p: &Params, dir: f32, a: &Particle, ba: &mut Body, b: &Particle, bb: &mut Body) {
     let (a_side, b_side) = if dir > 0.0 { (1, 0) } else { (0, 1) };
     ba.touched[a_side] = p.substep;
     bb.touched[b_side] = p.substep;
-    if ba.leaning && bb.asleep() {
+    let leaves = |q: &Particle, body: &Body| {
+        !body.asleep() && (body.leaning || q.vx * q.vx + q.vy * q.vy > p.wake_speed * p.wake_speed)
+    };
+    if bb.asleep() && leaves(a, ba) {
         bb.still = WOKEN;
-    } else if bb.leaning && ba.asleep() {
+    } else if ba.asleep() && leaves(b, bb) {
         ba.still = WOKEN;
     }
 }
@@ -1209,10 +1201,17 @@ mod tests {
         }
     }
 
+    /// The body of a particle at `q` at the start of a substep, asleep or not.
+    fn body_at(q: &Particle, asleep: bool) -> Body {
+        Body {
+            still: if asleep { SLEEP_STEPS } else { 0 },
+            mid: [q.x, q.y],
+            ..Body::default()
+        }
+    }
+
     fn solve(p: &Params, a: &mut Particle, b: &mut Particle) {
-        let (mut ba, mut bb) = (Body::default(), Body::default());
-        ba.mid = [a.x, a.y];
-        bb.mid = [b.x, b.y];
+        let (mut ba, mut bb) = (body_at(a, false), body_at(b, false));
         let mut c = Contact::default();
         solve_contact(p, &mut c, a, &mut ba, b, &mut bb);
     }
@@ -1258,10 +1257,7 @@ mod tests {
         let p = params();
         let (mut sleeper, mut mover) = (at(84.008, 60.0), at(92.0, 60.02));
         mover.vy = p.gh;
-        let (mut bs, mut bm) = (Body::default(), Body::default());
-        bs.still = SLEEP_STEPS;
-        bs.mid = [sleeper.x, sleeper.y];
-        bm.mid = [mover.x, mover.y];
+        let (mut bs, mut bm) = (body_at(&sleeper, true), body_at(&mover, false));
         let mut c = Contact::default();
         solve_contact(&p, &mut c, &mut sleeper, &mut bs, &mut mover, &mut bm);
         assert_eq!((sleeper.x, sleeper.y), (84.008, 60.0));
@@ -1349,15 +1345,7 @@ mod tests {
         let p = params();
         for (held, wakes) in [(false, true), (true, false)] {
             let (mut low, mut up) = (at(40.0, 92.0), at(40.0, 84.005));
-            let mut bl = Body {
-                still: SLEEP_STEPS,
-                mid: [low.x, low.y],
-                ..Body::default()
-            };
-            let mut bu = Body {
-                mid: [up.x, up.y],
-                ..Body::default()
-            };
+            let (mut bl, mut bu) = (body_at(&low, true), body_at(&up, false));
             if held {
                 bu.touched = [p.substep, p.substep];
             }
@@ -1379,15 +1367,7 @@ mod tests {
                 // Side by side on the floor, a hair apart: no push, only the neighbour's speed.
                 let (mut sleeper, mut mover) = (at(40.0, 84.0), at(48.01, 84.0));
                 mover.vy = speed;
-                let mut bs = Body {
-                    still: SLEEP_STEPS,
-                    mid: [sleeper.x, sleeper.y],
-                    ..Body::default()
-                };
-                let mut bm = Body {
-                    mid: [mover.x, mover.y],
-                    ..Body::default()
-                };
+                let (mut bs, mut bm) = (body_at(&sleeper, true), body_at(&mover, false));
                 let mut c = Contact::default();
                 if sleeper_first {
                     solve_contact(&p, &mut c, &mut sleeper, &mut bs, &mut mover, &mut bm);

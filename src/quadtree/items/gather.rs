@@ -84,11 +84,7 @@ impl<T> ItemList<T> {
         if !pending.has_room(blocks.len()) {
             pending.gather_into(out);
         }
-        let list = pending.add_list(self);
-        let r = *r;
-        for (b, lanes) in blocks.iter().enumerate() {
-            pending.push(list, (first + b) * W, hits(lanes, &r));
-        }
+        pending.hold(self, first, blocks, r, hits);
     }
 
     /// A long gather, through a [`HitBatch`] (whole blocks straight).

@@ -178,18 +178,32 @@ impl<'a, T> ListHits<'a, T> {
         self.lists_held < PENDING_LISTS && self.n + blocks * W <= HitBatch::CAP
     }
 
-    /// Numbers `list` for [`push`](Self::push); there must be room (see `has_room`).
+    /// Tests `blocks`, `list`'s blocks from block `first` on, against `r` with `hits`, and
+    /// holds the hits, tagged with `list`; there must be room (see `has_room`).
     #[inline(always)]
-    pub(super) fn add_list(&mut self, list: &'a ItemList<T>) -> u8 {
+    pub(super) fn hold<H>(
+        &mut self,
+        list: &'a ItemList<T>,
+        first: usize,
+        blocks: &[Lanes],
+        r: &Rect,
+        hits: H,
+    ) where
+        H: Fn(&Lanes, &Rect) -> u32,
+    {
         let k = self.lists_held.min(PENDING_LISTS - 1);
         self.lists[k] = Some(list);
         self.lists_held = k + 1;
-        k as u8
+        // A copy the compiler knows no store aliases: the edges are read once.
+        let r = *r;
+        for (b, lanes) in blocks.iter().enumerate() {
+            self.push(k as u8, (first + b) * W, hits(lanes, &r));
+        }
     }
 
     /// As [`HitBatch::push`], the positions being those of list number `list`.
     #[inline(always)]
-    pub(super) fn push(&mut self, list: u8, base: usize, mask: u32) {
+    fn push(&mut self, list: u8, base: usize, mask: u32) {
         let ks = &SET_BITS[mask as usize & 0xff];
         let at = self.n.min(HitBatch::CAP);
         for (slot, &k) in self.pos[at..at + W].iter_mut().zip(ks) {
@@ -333,11 +347,7 @@ impl<T> ItemList<T> {
         if !pending.has_room(blocks.len()) {
             pending.report(&mut f)?;
         }
-        let tag = pending.add_list(self);
-        let r = *r;
-        for (b, lanes) in blocks.iter().enumerate() {
-            pending.push(tag, (first + b) * W, hits(lanes, &r));
-        }
+        pending.hold(self, first, blocks, r, hits);
         ControlFlow::Continue(())
     }
 
