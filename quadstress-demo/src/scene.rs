@@ -174,7 +174,7 @@ pub struct ColorInputs {
     mode: ColorMode,
     /// Depth of the node holding each particle, by particle index (depth colouring).
     depth: Vec<AtomicU8>,
-    /// Whether each particle touches another one (contact colouring).
+    /// Whether each particle touches another one or sleeps (contact colouring).
     touching: Vec<bool>,
 }
 
@@ -185,7 +185,10 @@ impl ColorInputs {
         match mode {
             ColorMode::Depth => walk_tree(sim, &mut self.depth),
             ColorMode::Contact => {
+                // A sleeping particle rests on something; the contacts leave out the pairs of
+                // two sleeping ones.
                 self.touching.clear();
+                self.touching.extend_from_slice(sim.asleep());
                 self.touching.resize(sim.len(), false);
                 for &(a, b) in sim.contacts() {
                     for i in [a, b] {

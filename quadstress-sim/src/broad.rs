@@ -8,6 +8,19 @@
 //! contact, however fast: the solver then lands a fast particle on the row it would cross
 //! (speculative contacts, as in Box2D). The margin catches the small sideways moves the
 //! pushes of a step make.
+//!
+//! # Sleeping particles
+//! A sleeping particle does not move, and the solver leaves a pair of two sleeping ones alone
+//! (see the solver's documentation), so the broad phase skips what concerns only them. The
+//! tree update moves the awake particles and those that fell asleep in the last step (the
+//! tree last saw them moving), every particle when the step or gravity changed (a box's
+//! sweep depends on them). The contact list leaves out pairs of two sleeping particles, in
+//! every mode; when at most a quarter of the particles is awake, the incremental mode finds
+//! it by asking the tree about each awake particle's box instead of searching all pairs. On
+//! the 100,000 particles' pile, once asleep, the two phases then take a few tenths of a
+//! millisecond instead of several milliseconds. Which search runs depends on the counts
+//! alone, and the awake particles are searched in fixed chunks joined in order: the same
+//! contact list on any thread count.
 
 use std::sync::atomic::Ordering;
 
@@ -17,6 +30,12 @@ use super::{Broadphase, Particle, SimError, Simulation, StepCounts};
 
 /// How far, in particle sides, the tree's box of a particle reaches beyond its swept square.
 pub const MARGIN: f32 = 0.0625;
+
+/// The pair search asks the tree about each awake particle's box when at most one particle in
+/// this many is awake, and searches all pairs otherwise.
+const AWAKE_QUERY_SHARE: usize = 4;
+/// Awake particles per task of that search.
+const AWAKE_CHUNK: usize = 1024;
 
 /// How a particle's box in the tree is made from its square (see the module documentation).
 #[derive(Clone, Copy, Debug)]
@@ -30,6 +49,11 @@ pub(super) struct Sweep {
 }
 
 impl Sweep {
+    /// What a box depends on beside the particle: the step and gravity's share of it (bits).
+    pub(super) fn key(&self) -> [u32; 2] {
+        [self.dt.to_bits(), self.g_dt.to_bits()]
+    }
+
     /// The particle's box.
     #[inline(always)]
     pub(super) fn rect(&self, p: &Particle) -> Rect {
@@ -126,16 +150,39 @@ impl Simulation {
     /// (incremental and brute-force modes; planned in parallel), or clear and bulk insert
     /// (rebuild mode).
     pub fn update_tree(&mut self) {
+        let n = self.particles.len();
+        self.sleeping_now = self.buffers.note_asleep(n, &mut self.asleep);
+        self.awake.clear();
+        self.awake.extend(
+            self.asleep
+                .iter()
+                .enumerate()
+                .filter(|(_, &a)| !a)
+                .map(|(i, _)| i as u32),
+        );
         match self.config.broadphase {
             Broadphase::Rebuild => self.rebuild_tree(),
             Broadphase::Incremental | Broadphase::BruteForce => {
+                // A sleeping particle has not moved since the tree last saw it, unless it fell
+                // asleep since (its box is then stale) or the boxes' sweep changed.
+                let sweep = self.sweep();
+                let whole = sweep.key() != self.tree_sweep;
+                self.stale.resize(n, true);
+                self.moved.clear();
+                self.moved_ids.clear();
+                for (i, (stale, &asleep)) in self.stale.iter_mut().zip(&self.asleep).enumerate() {
+                    if whole || !asleep || *stale {
+                        self.moved.push(i as u32);
+                        self.moved_ids.push(self.ids[i]);
+                    }
+                    *stale = !asleep;
+                }
                 // The batch on every thread count (its serial form on one): it leaves the
                 // tree's item lists in the same order whatever the threads, and the pair
                 // order follows them.
-                let sweep = self.sweep();
-                let (tree, ids, moves, particles) =
-                    (&mut self.tree, &self.ids, &mut self.moves, &self.particles);
-                let rect_of = move |i: usize| sweep.rect(&particles[i]);
+                let (tree, moves, particles) = (&mut self.tree, &mut self.moves, &self.particles);
+                let (ids, moved) = (&self.moved_ids, &self.moved);
+                let rect_of = move |k: usize| sweep.rect(&particles[moved[k] as usize]);
                 if self.workers.serial() {
                     tree.update_many(ids, rect_of, moves)
                 } else {
@@ -143,6 +190,7 @@ impl Simulation {
                         .run(|| tree.par_update_many(ids, rect_of, moves))
                 }
                 .expect("particle handles stay valid and positions finite");
+                self.tree_sweep = sweep.key();
                 self.note_seen();
             }
         }
@@ -169,12 +217,22 @@ impl Simulation {
     /// [`update_tree`](Self::update_tree) left it (the tree's parallel pair search), or from
     /// the particles, in brute force.
     pub(crate) fn find_pairs(&mut self) {
+        // A pair of sleeping particles is left out: nothing in the step moves either.
+        let asleep = &self.asleep[..];
+        let any_asleep = self.sleeping_now > 0;
+        let keep = move |a: u32, b: u32| !(any_asleep && asleep[a as usize] && asleep[b as usize]);
         let tests = match self.config.broadphase {
+            Broadphase::Incremental if self.awake.len() * AWAKE_QUERY_SHARE <= asleep.len() => {
+                self.find_pairs_of_awake()
+            }
             Broadphase::Incremental | Broadphase::Rebuild if self.workers.serial() => {
                 let contacts = &mut self.contacts;
                 contacts.clear();
                 let ((), counts) = self.tree.for_each_pair_counting(|a, b| {
-                    contacts.push((*a.value.min(b.value), *a.value.max(b.value)));
+                    let (a, b) = (*a.value.min(b.value), *a.value.max(b.value));
+                    if keep(a, b) {
+                        contacts.push((a, b));
+                    }
                 });
                 counts.tests
             }
@@ -184,7 +242,8 @@ impl Simulation {
                 pairs.clear();
                 self.workers.run(|| {
                     tree.par_pairs(pairs, |a, b| {
-                        Some((*a.value.min(b.value), *a.value.max(b.value)))
+                        let (a, b) = (*a.value.min(b.value), *a.value.max(b.value));
+                        keep(a, b).then_some((a, b))
                     })
                 });
                 // The chunks are copied into place on the workers too, over fixed ranges of
@@ -203,7 +262,7 @@ impl Simulation {
                 let sweep = self.sweep();
                 self.rects
                     .extend(self.particles.iter().map(|p| sweep.rect(p)));
-                every_pair(&self.rects, &mut self.contacts);
+                every_pair(&self.rects, keep, &mut self.contacts);
                 let n = self.rects.len() as u64;
                 n * n.saturating_sub(1) / 2
             }
@@ -212,6 +271,45 @@ impl Simulation {
             contacts: self.contacts.len(),
             pairs_tested: tests,
         };
+    }
+
+    /// The pairs with an awake particle, found by asking the tree about each awake particle's
+    /// box in index order (a pair of two awake ones from the lower index), in fixed chunks of
+    /// the awake particles, joined in chunk order: the same list on any thread count. Returns
+    /// the items tested.
+    fn find_pairs_of_awake(&mut self) -> u64 {
+        let parts = self.awake.len().div_ceil(AWAKE_CHUNK);
+        if self.awake_pairs.len() < parts {
+            self.awake_pairs.resize_with(parts, Default::default);
+        }
+        let (tree, ids, asleep, awake) = (&self.tree, &self.ids, &self.asleep, &self.awake);
+        self.workers
+            .for_each_chunk(&mut self.awake_pairs[..parts], 1, |k, part| {
+                let (pairs, tests) = &mut part[0];
+                pairs.clear();
+                *tests = 0;
+                let end = ((k + 1) * AWAKE_CHUNK).min(awake.len());
+                for &i in &awake[k * AWAKE_CHUNK..end] {
+                    let rect = tree
+                        .rect(ids[i as usize])
+                        .expect("every particle is in the tree");
+                    tree.for_each_in_rect(&rect, |item| {
+                        let j = *item.value;
+                        *tests += 1;
+                        if j > i || j != i && asleep[j as usize] {
+                            pairs.push((i.min(j), i.max(j)));
+                        }
+                    })
+                    .expect("a box from the tree is a valid query");
+                }
+            });
+        self.contacts.clear();
+        let mut tests = 0;
+        for (pairs, t) in &self.awake_pairs[..parts] {
+            self.contacts.extend_from_slice(pairs);
+            tests += t;
+        }
+        tests
     }
 
     /// Indices of the particles touching `rect` (closed) where they are now, found through the
@@ -297,10 +395,10 @@ fn copy_pairs(buffers: &PairWorkspace<(u32, u32)>, start: usize, out: &mut [(u32
 
 /// The brute-force broad phase: every pair of squares tested, `(i, j)` with `i < j` pushed
 /// for each pair that touches (closed rectangles), in order of `i` then `j`.
-fn every_pair(rects: &[Rect], contacts: &mut Vec<(u32, u32)>) {
+fn every_pair(rects: &[Rect], keep: impl Fn(u32, u32) -> bool, contacts: &mut Vec<(u32, u32)>) {
     for (i, a) in rects.iter().enumerate() {
         for (j, b) in rects.iter().enumerate().skip(i + 1) {
-            if a.intersects(b) {
+            if a.intersects(b) && keep(i as u32, j as u32) {
                 contacts.push((i as u32, j as u32));
             }
         }

@@ -149,7 +149,8 @@ impl Phase {
 pub struct StepCounts {
     /// Contacts found by the broad phase (pairs of touching squares).
     pub contacts: usize,
-    /// Pairs of squares the broad phase tested; brute force tests `n * (n - 1) / 2`.
+    /// Pairs of squares the broad phase tested; brute force tests `n * (n - 1) / 2`. Where
+    /// it asks the tree about each awake particle, the squares the tree's walks returned.
     pub pairs_tested: u64,
 }
 
@@ -157,8 +158,10 @@ pub struct StepCounts {
 ///
 /// # Runtime
 /// A step is O(n) for integration and resolution, plus the broad phase: for the default
-/// incremental quadtree, O(n) updates (each O(1) unless the particle changes node) and the
-/// tree's pair search. Nothing is allocated per step once buffers have grown.
+/// incremental quadtree, an update of each awake particle (O(1) unless it changes node) and
+/// the tree's pair search, or, while at most a quarter of the particles is awake, one query of
+/// the tree per awake particle: a pile at rest costs little more than its per-particle passes.
+/// Nothing is allocated per step once buffers have grown.
 #[derive(Debug)]
 pub struct Simulation {
     config: SimConfig,
@@ -198,6 +201,22 @@ pub struct Simulation {
     reordered: Vec<Particle>,
     new_index: Vec<u32>,
     steps_since_reorder: u32,
+    /// The broad phase's view of sleep (see `broad`): whether each particle sleeps in this
+    /// step, how many do, and the awake ones' indices.
+    asleep: Vec<bool>,
+    sleeping_now: usize,
+    awake: Vec<u32>,
+    /// Whether the tree's box of each particle was made while it was awake: it may have moved
+    /// since, so the next update refreshes it even if it sleeps now.
+    stale: Vec<bool>,
+    /// The particles the tree update moves (indices, and their handles).
+    moved: Vec<u32>,
+    moved_ids: Vec<ItemId>,
+    /// The step and gravity's share of it that the tree's boxes were made with (bits): a
+    /// sleeping particle's box depends on them.
+    tree_sweep: [u32; 2],
+    /// Per task of the awake particles' pair search: its pairs and how many items it tested.
+    awake_pairs: Vec<(Vec<(u32, u32)>, u64)>,
     counts: StepCounts,
     workers: Workers,
     rng: StdRng,
@@ -243,6 +262,14 @@ impl Simulation {
             reordered: Vec::new(),
             new_index: Vec::new(),
             steps_since_reorder: 0,
+            asleep: Vec::new(),
+            sleeping_now: 0,
+            awake: Vec::new(),
+            stale: Vec::new(),
+            moved: Vec::new(),
+            moved_ids: Vec::new(),
+            tree_sweep: [u32::MAX; 2],
+            awake_pairs: Vec::new(),
             counts: StepCounts::default(),
             workers: Workers::new(default_threads())?,
             rng: StdRng::seed_from_u64(config.seed),
@@ -306,8 +333,16 @@ impl Simulation {
     }
 
     /// Contacts found by the last broad phase, as particle index pairs `(a, b)` with `a < b`.
+    /// A pair of particles that both slept in that step is left out (see
+    /// [`asleep`](Self::asleep)): nothing in the step moves them.
     pub fn contacts(&self) -> &[(u32, u32)] {
         &self.contacts
+    }
+
+    /// Whether each particle slept when the last broad phase ran, by index (empty before the
+    /// first step).
+    pub fn asleep(&self) -> &[bool] {
+        &self.asleep
     }
 
     /// How many particles are asleep (see the solver's design notes in the crate's
@@ -356,6 +391,10 @@ impl Simulation {
         self.tree.clear();
         self.contacts.clear();
         self.rects.clear();
+        self.asleep.clear();
+        self.awake.clear();
+        self.sleeping_now = 0;
+        self.stale.clear();
         self.counts = StepCounts::default();
     }
 

@@ -114,6 +114,63 @@ fn all_broadphase_modes_find_the_same_contacts() {
     }
 }
 
+/// On a sleeping pile the incremental broad phase asks the tree about the awake particles
+/// only: it must find every pair with an awake particle that brute force finds, and no pair of
+/// two sleeping ones.
+#[test]
+fn a_sleeping_pile_finds_the_contacts_of_its_awake_particles() {
+    let mut sim = Simulation::new(small(3)).unwrap();
+    sim.spawn_burst(900).unwrap();
+    for _ in 0..400 {
+        sim.step(1.0 / 60.0).unwrap();
+    }
+    let (mut checked, mut landed) = (0, 0);
+    for frame in 0..60 {
+        if frame < 20 {
+            sim.spawn_stream(200.0, 40.0, 2, 4.0, 60.0).unwrap();
+        }
+        // Steps in every mode: a rebuilt tree's boxes of awake particles go stale too.
+        sim.set_broadphase(Broadphase::ALL[frame % 3]);
+        sim.step(1.0 / 60.0).unwrap();
+        let mut sets = Vec::new();
+        for mode in [Broadphase::Incremental, Broadphase::BruteForce] {
+            sim.set_broadphase(mode);
+            sim.find_contacts();
+            let mut c = sim.contacts().to_vec();
+            c.sort();
+            sets.push(c);
+        }
+        sim.set_broadphase(Broadphase::Incremental);
+        let asleep = sim.asleep();
+        let awake = asleep.iter().filter(|&&a| !a).count();
+        assert_eq!(asleep.len(), sim.len());
+        assert_eq!(sets[0], sets[1], "frame {frame}: {awake} awake");
+        assert!(
+            sets[0]
+                .iter()
+                .all(|&(a, b)| !(asleep[a as usize] && asleep[b as usize])),
+            "frame {frame}: a pair of sleeping particles"
+        );
+        if awake > 0 && awake * 4 <= sim.len() {
+            let mixed = sets[0]
+                .iter()
+                .filter(|&&(a, b)| asleep[a as usize] != asleep[b as usize])
+                .count();
+            checked += 1;
+            landed += usize::from(mixed > 0);
+        }
+        sim.tree().validate().unwrap();
+    }
+    assert!(
+        checked >= 20,
+        "only {checked} frames with a few particles awake"
+    );
+    assert!(
+        landed >= 10,
+        "the stream touched the sleeping pile in {landed} frames"
+    );
+}
+
 #[test]
 fn the_same_seed_gives_the_same_run() {
     let run = |seed: u64| {
