@@ -20,6 +20,7 @@
 use super::items::ItemList;
 use super::placement::Grid;
 use super::slots::SlotHandout;
+use super::slots::{Slot, TreeId};
 use super::{
     BatchError, Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_DEPTH, MAX_ITEMS, NULL,
 };
@@ -121,6 +122,8 @@ pub(super) struct BulkScratch<T> {
     grouped: Vec<Staged<T>>,
     /// Scratch of the lists' fill: a banded list's order.
     perm: Vec<u32>,
+    /// Scratch of the grouping: each node's group's start in `order`.
+    firsts: Vec<u32>,
 }
 
 impl<T> Default for BulkScratch<T> {
@@ -134,6 +137,7 @@ impl<T> Default for BulkScratch<T> {
             stored: Vec::new(),
             grouped: Vec::new(),
             perm: Vec::new(),
+            firsts: Vec::new(),
         }
     }
 }
@@ -315,22 +319,15 @@ impl<T> Quadtree<T> {
         // refused rectangles.
         let refused_cell = b.cells.len() as u32 - 1;
         b.routes.resize(n, 0);
-        self.grid.count_cells(
-            b.items.iter().map(|staged| &staged.rect),
-            &mut b.routes,
-            &mut b.cells,
-            refused_cell,
-        );
-        let cells = &b.cells;
-        // `extend` from a slice: no room checks on `ids`. The handout in a local, which the
-        // loop keeps in registers.
         let (slots, tree) = (&self.slots, self.tree);
-        let mut h = *handout;
-        ids.extend(b.items.iter_mut().map(|staged| {
-            staged.key = h.next(slots);
-            staged.key.handle(tree)
-        }));
-        *handout = h;
+        if self.grid.is_loose() {
+            let placer = Placer::<true>::new(&self.grid, refused_cell);
+            place_and_hand_out(&placer, b, handout, slots, tree, ids);
+        } else {
+            let placer = Placer::<false>::new(&self.grid, refused_cell);
+            place_and_hand_out(&placer, b, handout, slots, tree, ids);
+        }
+        let cells = &b.cells;
         if cells[refused_cell as usize] == 0 {
             return None;
         }
@@ -379,7 +376,7 @@ impl<T> Quadtree<T> {
         // `order`; more are first moved into node order, so that the fill reads them one
         // after the other instead of missing the cache once per item.
         let move_items = b.items.len() * std::mem::size_of::<Staged<T>>() > INDEXED_FILL_MAX_BYTES;
-        b.group_by_node::<true>(self.nodes.len(), move_items);
+        b.group_by_node::<true>(self.nodes.len(), move_items, &mut self.slots);
         // Each node's list from its group, in input order.
         let mut perm = std::mem::take(&mut b.perm);
         for (nd, node) in self.nodes.iter_mut().enumerate() {
@@ -422,9 +419,9 @@ impl<T> Quadtree<T> {
         // table, and interleaved with the fill's they cost more than the extra pass.
         b.clear_items();
         self.bulk = b;
-        // The sort before the slots, which then learn the sorted places once.
+        // The sort before the banded lists' slots, which then learn the sorted places once.
         self.sort_lists(false);
-        self.point_slots();
+        self.point_banded_slots();
     }
 
     /// Stages 3 and 4 of a small build in one pass: the node lists, each reserved to its size
@@ -548,9 +545,14 @@ impl<T> Quadtree<T> {
         self.bulk = b;
     }
 
-    /// Points every item's slot at its node and position: the last stage of a bulk build.
-    pub(super) fn point_slots(&mut self) {
+    /// Points the slot of every item of a banded (internal) node's list at its position:
+    /// the last stage of a bulk build, whose grouping pointed every slot at its item's node
+    /// and at its place in a leaf's list.
+    pub(super) fn point_banded_slots(&mut self) {
         for (nd, node) in self.nodes.iter().enumerate() {
+            if !node.live || node.is_leaf() {
+                continue;
+            }
             for (pos, entry) in node.items.iter().enumerate() {
                 let slot = &mut self.slots[entry.id.index as usize];
                 slot.node = nd as u32;
@@ -567,74 +569,97 @@ impl Grid {
         let p = self.place_of(r);
         (level_base(u32::from(p.level)) + ((p.cy as usize) << p.level | p.cx as usize)) as u32
     }
+}
 
-    /// Stage 1's places: for each rectangle, its cell's index (`cell_index`), or `refused`
-    /// for a rectangle that fails [`Rect::check`], into `routes`, each counted in `cells`.
-    #[inline(never)]
-    pub(super) fn count_cells<'a>(
-        &self,
-        rects: impl Iterator<Item = &'a Rect>,
-        routes: &mut [u32],
-        cells: &mut [u32],
-        refused: u32,
-    ) {
-        if self.is_loose() {
-            self.count_cells_with::<true>(rects, routes, cells, refused);
-        } else {
-            self.count_cells_with::<false>(rects, routes, cells, refused);
-        }
-    }
+/// Stage 1's places: the grid's mapping of a rectangle to the index of its cell in the table
+/// of every level's cells (`cell_index`), in locals that a loop keeps in registers, for one
+/// placement rule (`LOOSE`).
+struct Placer<const LOOSE: bool> {
+    grid: Grid,
+    depth: u32,
+    /// Under exact placement, the first cell of the level an item spends `bits` levels above
+    /// the deepest one at, for each `bits`.
+    first_cell: [u32; MAX_DEPTH as usize + 2],
+    /// The index given to a rectangle that fails [`Rect::check`].
+    refused: u32,
+}
 
-    /// [`count_cells`](Self::count_cells) for one placement rule: the same cells as
-    /// `cell_index`, in fewer steps.
-    #[inline(always)]
-    fn count_cells_with<'a, const LOOSE: bool>(
-        &self,
-        rects: impl Iterator<Item = &'a Rect>,
-        routes: &mut [u32],
-        cells: &mut [u32],
-        refused: u32,
-    ) {
-        // A copy of the grid in locals, so that the loop keeps it in registers.
-        let grid = *self;
-        let w = grid.world;
+impl<const LOOSE: bool> Placer<LOOSE> {
+    fn new(grid: &Grid, refused: u32) -> Self {
         let depth = u32::from(grid.max_depth());
-        // Under exact placement, the first cell of the level an item spends `bits` levels
-        // above the deepest one at, for each `bits`.
         let mut first_cell = [0u32; MAX_DEPTH as usize + 2];
         for (bits, first) in first_cell.iter_mut().enumerate().take(depth as usize + 1) {
             *first = level_base(depth - bits as u32) as u32;
         }
-        for (r, route) in rects.zip(routes) {
-            // Inside the world and not inverted, which leaves every coordinate finite (the
-            // world's are); a NaN fails every comparison.
-            let inside = (w.min_x <= r.min_x)
-                & (r.min_x <= r.max_x)
-                & (r.max_x <= w.max_x)
-                & (w.min_y <= r.min_y)
-                & (r.min_y <= r.max_y)
-                & (r.max_y <= w.max_y);
-            let cell = if inside {
-                let c = grid.cell_range(r);
-                if LOOSE {
-                    let p = grid.loose_place_of(c);
-                    (level_base(u32::from(p.level)) + ((p.cy as usize) << p.level | p.cx as usize))
-                        as u32
-                } else {
-                    // As `place_of`: the levels below the one where both edges share a cell.
-                    let bits = 32 - ((c.x0 ^ c.x1) | (c.y0 ^ c.y1)).leading_zeros();
-                    first_cell[bits as usize] + ((c.y0 >> bits) << (depth - bits) | (c.x0 >> bits))
-                }
-            } else if r.is_valid() {
-                // Not inside the world: the root's.
-                0
-            } else {
-                refused
-            };
-            cells[cell as usize] += 1;
-            *route = cell;
+        Placer {
+            grid: *grid,
+            depth,
+            first_cell,
+            refused,
         }
     }
+
+    /// `grid.cell_index(r)`, or `refused` for a rectangle that fails [`Rect::check`].
+    #[inline(always)]
+    fn cell(&self, r: &Rect) -> u32 {
+        let w = &self.grid.world;
+        // Inside the world and not inverted, which leaves every coordinate finite (the
+        // world's are); a NaN fails every comparison.
+        let inside = (w.min_x <= r.min_x)
+            & (r.min_x <= r.max_x)
+            & (r.max_x <= w.max_x)
+            & (w.min_y <= r.min_y)
+            & (r.min_y <= r.max_y)
+            & (r.max_y <= w.max_y);
+        if inside {
+            let c = self.grid.cell_range(r);
+            if LOOSE {
+                let p = self.grid.loose_place_of(c);
+                (level_base(u32::from(p.level)) + ((p.cy as usize) << p.level | p.cx as usize))
+                    as u32
+            } else {
+                // As `place_of`: the levels below the one where both edges share a cell.
+                let bits = 32 - ((c.x0 ^ c.x1) | (c.y0 ^ c.y1)).leading_zeros();
+                self.first_cell[bits as usize]
+                    + ((c.y0 >> bits) << (self.depth - bits) | (c.x0 >> bits))
+            }
+        } else if r.is_valid() {
+            // Not inside the world: the root's.
+            0
+        } else {
+            self.refused
+        }
+    }
+}
+
+/// Stage 1's pass over the staged items: each one's cell (`placer`) counted and kept in
+/// `routes`, and its handle from `handout` written to the staging and appended to `ids`.
+#[inline(never)]
+fn place_and_hand_out<T, const LOOSE: bool>(
+    placer: &Placer<LOOSE>,
+    b: &mut BulkScratch<T>,
+    handout: &mut SlotHandout,
+    slots: &[Slot],
+    tree: TreeId,
+    ids: &mut Vec<ItemId>,
+) {
+    let cells = &mut b.cells;
+    // The handout in a local, which the loop keeps in registers; `extend` from slices of one
+    // length, with no room checks on `ids`.
+    let mut h = *handout;
+    ids.extend(
+        b.items
+            .iter_mut()
+            .zip(b.routes.iter_mut())
+            .map(|(staged, route)| {
+                let cell = placer.cell(&staged.rect);
+                cells[cell as usize] += 1;
+                *route = cell;
+                staged.key = h.next(slots);
+                staged.key.handle(tree)
+            }),
+    );
+    *handout = h;
 }
 
 impl<T> BulkScratch<T> {
@@ -652,7 +677,12 @@ impl<T> BulkScratch<T> {
     /// staged items themselves are put in node order too (`items[j]` is then item
     /// `order[j]`), so that a serial fill reads them one after the other; a parallel fill
     /// reads them through `order` instead, spreading those scattered reads over the threads.
-    pub(super) fn group_by_node<const ROUTE: bool>(&mut self, nodes: usize, move_items: bool) {
+    pub(super) fn group_by_node<const ROUTE: bool>(
+        &mut self,
+        nodes: usize,
+        move_items: bool,
+        slots: &mut [Slot],
+    ) {
         // `ends[k + 1]` holds node `k`'s count from the shape (zero for a node not in use).
         self.ends.resize(nodes + 1, 0);
         for k in 0..nodes {
@@ -660,16 +690,23 @@ impl<T> BulkScratch<T> {
         }
         debug_assert_eq!(self.ends[nodes] as usize, self.routes.len());
         self.order.resize(self.routes.len(), 0);
+        // Each group's start, to tell an item's place in its group.
+        self.firsts.clear();
+        self.firsts.extend_from_slice(&self.ends[..nodes]);
         // With `ROUTE`, `routes` holds each item's cell, whose node the table of cells names
         // (what `route` would write first); else the node itself.
-        let cells = &self.cells;
+        let (cells, firsts) = (&self.cells[..], &self.firsts[..]);
         let node_of = |r: u32| if ROUTE { cells[r as usize] } else { r };
         if !move_items {
-            for (i, &r) in self.routes.iter().enumerate() {
-                let at = &mut self.ends[node_of(r) as usize];
-                self.order[*at as usize] = i as u32;
-                *at += 1;
-            }
+            group_in_place(
+                &self.routes,
+                &self.items,
+                node_of,
+                &mut self.ends,
+                &mut self.order,
+                firsts,
+                slots,
+            );
             self.ends.truncate(nodes);
             return;
         }
@@ -686,18 +723,78 @@ impl<T> BulkScratch<T> {
             },
             value: None,
         });
-        for (i, (&r, staged)) in self.routes.iter().zip(&mut self.items).enumerate() {
-            let at = &mut self.ends[node_of(r) as usize];
-            self.order[*at as usize] = i as u32;
-            self.grouped[*at as usize] = Staged {
-                rect: staged.rect,
-                key: staged.key,
-                value: staged.value.take(),
-            };
-            *at += 1;
-        }
+        group_moving(
+            &self.routes,
+            &mut self.items,
+            &mut self.grouped,
+            node_of,
+            &mut self.ends,
+            &mut self.order,
+            firsts,
+            slots,
+        );
         std::mem::swap(&mut self.items, &mut self.grouped);
         self.ends.truncate(nodes);
+    }
+}
+
+/// Points the slot of `staged` at node `nd` and at its place in the node's group, `at` in
+/// `order`: its place in a leaf's list (filled in group order). A banded list's places are
+/// set once it is filled (`point_banded_slots`). The grouping calls it in staging order,
+/// which is the slot table's for a tree built from empty: the slots are written one after
+/// the other instead of scattered through the table in node order.
+#[inline(always)]
+fn point<T>(slots: &mut [Slot], staged: &Staged<T>, nd: u32, at: u32, firsts: &[u32]) {
+    let slot = &mut slots[staged.key.index as usize];
+    slot.node = nd;
+    slot.pos = at - firsts[nd as usize];
+}
+
+/// `group_by_node`'s pass when the items stay where they are (a free function, so that its
+/// slices are known not to overlap).
+#[inline(never)]
+fn group_in_place<T>(
+    routes: &[u32],
+    items: &[Staged<T>],
+    node_of: impl Fn(u32) -> u32,
+    ends: &mut [u32],
+    order: &mut [u32],
+    firsts: &[u32],
+    slots: &mut [Slot],
+) {
+    for (i, (&r, staged)) in routes.iter().zip(items).enumerate() {
+        let nd = node_of(r);
+        let at = &mut ends[nd as usize];
+        order[*at as usize] = i as u32;
+        point(slots, staged, nd, *at, firsts);
+        *at += 1;
+    }
+}
+
+/// `group_by_node`'s pass when the items move into node order, into `grouped`.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn group_moving<T>(
+    routes: &[u32],
+    items: &mut [Staged<T>],
+    grouped: &mut [Staged<T>],
+    node_of: impl Fn(u32) -> u32,
+    ends: &mut [u32],
+    order: &mut [u32],
+    firsts: &[u32],
+    slots: &mut [Slot],
+) {
+    for (i, (&r, staged)) in routes.iter().zip(items).enumerate() {
+        let nd = node_of(r);
+        let at = &mut ends[nd as usize];
+        order[*at as usize] = i as u32;
+        point(slots, staged, nd, *at, firsts);
+        grouped[*at as usize] = Staged {
+            rect: staged.rect,
+            key: staged.key,
+            value: staged.value.take(),
+        };
+        *at += 1;
     }
 }
 

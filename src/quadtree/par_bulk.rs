@@ -244,7 +244,7 @@ impl<T: Send + Sync> Quadtree<T> {
                 .with_min_len(MIN_ITEMS_PER_TASK)
                 .for_each(|r| *r = cells[*r as usize]);
         }
-        b.group_by_node::<false>(self.nodes.len(), false);
+        b.group_by_node::<false>(self.nodes.len(), false, &mut self.slots);
         // Stage 4: each node's list from its group, in input order; a list is its node's own,
         // so no two tasks write one place.
         let b_ref = &b;
@@ -266,7 +266,7 @@ impl<T: Send + Sync> Quadtree<T> {
         self.bulk = b;
         // As `place_staged`, so that both builds make the same lists.
         self.sort_lists(false);
-        self.point_slots();
+        self.point_banded_slots();
     }
 }
 
