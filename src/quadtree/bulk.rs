@@ -11,11 +11,19 @@
 //! 3. a small build makes one pass over the items in input order, pushing each into its
 //!    node's list, reserved to its size by step 2 (a stable counting sort whose buckets are
 //!    the lists themselves), and pointing its slot there. A large one, or one on every core
-//!    (`par_bulk`), groups the items by node with a counting sort first, fills each node's
-//!    list from its group (node after node, or on every core), then points the slots.
+//!    (`par_bulk`), groups the items by node with a counting sort first, pointing each slot
+//!    at its item's node and place in the group (in input order, so the slot table is
+//!    written front to back after a clear), fills each node's list once from its group (node
+//!    after node, or on every core), then points the slots of the banded lists, whose order
+//!    differs from their groups'.
 //!
-//! A node's list receives its items in input order whichever way it is filled, so the
-//! serial and the parallel build make the same tree, bit for bit.
+//! Stage 1 reads the caller's items once, into the staging (one `extend`), then makes one
+//! pass over the staging that checks and places each item, counts its cell and hands out
+//! its handle.
+//!
+//! A node's list receives its items in the order pushing them in input order leaves them
+//! (see `ItemList::push`) whichever way it is filled, so the serial and the parallel build
+//! make the same tree, bit for bit, and the same as they made when every fill pushed.
 
 use super::items::ItemList;
 use super::placement::Grid;
@@ -206,7 +214,9 @@ impl<T> Quadtree<T> {
     /// Existing items keep their handles. With the `rayon` feature, `par_insert_many` builds
     /// the same tree on every core.
     ///
-    /// All or nothing: every rectangle is checked before anything changes.
+    /// All or nothing: every rectangle is checked before anything changes. The iterator is
+    /// read to its end (or until it passes the limit of handles, see below) before the
+    /// first check.
     ///
     /// # Runtime
     /// O(n + items already stored + 4^max_depth) for the table of cells, which stays
@@ -415,8 +425,6 @@ impl<T> Quadtree<T> {
             }
         }
         b.perm = perm;
-        // The slots last, in one pass of their own: their writes scatter over the slot
-        // table, and interleaved with the fill's they cost more than the extra pass.
         b.clear_items();
         self.bulk = b;
         // The sort before the banded lists' slots, which then learn the sorted places once.

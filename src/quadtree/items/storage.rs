@@ -207,9 +207,10 @@ impl<T> ItemList<T> {
         Some(perm)
     }
 
-    /// Appends these entries with their rectangles to a list whose
-    /// [`fill_order`](Self::fill_order) was worked out, in the order it gave: the lanes a
-    /// whole block at a time.
+    /// Appends these entries with their rectangles to an empty list, in the order given: the
+    /// lanes a whole block at a time. A leaf's list takes them in the order pushes would
+    /// leave them; a banded list's order comes from [`fill_order`](Self::fill_order), which
+    /// also sets its groups and bands.
     #[inline(always)]
     pub(in crate::quadtree) fn fill_in_order(
         &mut self,
