@@ -16,11 +16,21 @@
 //! too, by `par_pairs` into a kept `PairWorkspace`. Under callgrind, `--separate-threads=yes`
 //! then shows how the parallel build and search share their work between the threads.
 //!
+//! `GRID=side`: the bench's grid (`baselines::UniformGrid`, cells of that side) builds the
+//! same boxes (and with `PAIRS=1` searches them, from scratch), alternated with the tree's rebuild
+//! and search, `ROUNDS` rounds (default 7) of `reps` each; prints the median and fastest
+//! round of each and their ratios, so that both are timed under the same load:
+//!
+//! ```text
+//! PAIRS=1 GRID=4.04 ./target/release/examples/bulk_build_profile p100000
+//! ```
+//!
 //! `pN` is N boxes of side 2 at constant density on a 0.25 grid (world side `sqrt(N) * 4`),
 //! the table bench's `pairs` workload in shape, from its own generator so that the driver
 //! needs no bench code. Without `PAR`, the `rayon` feature is not used.
 
 use quadstress::{Config, Quadtree, Rect};
+use quadstress_benches::baselines::UniformGrid;
 
 /// A linear congruential generator: a fixed sequence with no dependency.
 fn next_unit(state: &mut u64) -> f32 {
@@ -98,6 +108,59 @@ fn run() {
         rebuild(&mut tree);
     }
     let reps = (2_000_000 / rects.len()).max(5);
+    if let Ok(side) = std::env::var("GRID") {
+        let mut grid = UniformGrid::new(side.parse().expect("GRID=cell side"));
+        let mut grid_found = 0u64;
+        let mut grid_run = || {
+            let mut n = 0u64;
+            let built = if with_pairs {
+                grid.pairs(&rects, |_, _| n += 1)
+            } else {
+                grid.build(&rects)
+            };
+            assert!(built, "the grid refuses these boxes");
+            grid_found = n;
+        };
+        grid_run();
+        let rounds: usize = std::env::var("ROUNDS").map_or(7, |r| r.parse().unwrap());
+        let per = |f: &mut dyn FnMut()| {
+            let start = std::time::Instant::now();
+            for _ in 0..reps {
+                f();
+            }
+            start.elapsed().as_secs_f64() * 1e3 / reps as f64
+        };
+        let (mut t, mut g) = (Vec::new(), Vec::new());
+        for round in 0..rounds {
+            // Which goes first alternates from round to round.
+            if round % 2 == 0 {
+                t.push(per(&mut || rebuild(&mut tree)));
+                g.push(per(&mut grid_run));
+            } else {
+                g.push(per(&mut grid_run));
+                t.push(per(&mut || rebuild(&mut tree)));
+            }
+        }
+        let ratios: Vec<f64> = t.iter().zip(&g).map(|(t, g)| t / g).collect();
+        let median = |v: &[f64]| {
+            let mut v = v.to_vec();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        println!(
+            "{name}: tree {} median {:.4} ms (fastest {:.4}), grid {side} median {:.4} ms (fastest {:.4}); \
+             tree/grid median of rounds {:.3}x, fastest/fastest {:.3}x",
+            if with_pairs { "rebuild + pairs" } else { "rebuild" },
+            median(&t),
+            min(&t),
+            median(&g),
+            min(&g),
+            median(&ratios),
+            min(&t) / min(&g)
+        );
+        return;
+    }
     let start = std::time::Instant::now();
     for _ in 0..reps {
         rebuild(&mut tree);

@@ -11,13 +11,27 @@
 //! 3. a small build makes one pass over the items in input order, pushing each into its
 //!    node's list, reserved to its size by step 2 (a stable counting sort whose buckets are
 //!    the lists themselves), and pointing its slot there. A large one, or one on every core
-//!    (`par_bulk`), groups the items by node with a counting sort first, fills each node's
-//!    list from its group (node after node, or on every core), then points the slots.
+//!    (`par_bulk`), groups the items by node with a counting sort first, pointing each slot
+//!    at its item's node and place in the group (in input order, so the slot table is
+//!    written front to back after a clear), fills each node's list once from its group (node
+//!    after node, or on every core), then points the slots of the banded lists, whose order
+//!    differs from their groups'.
 //!
-//! A node's list receives its items in input order whichever way it is filled, so the
-//! serial and the parallel build make the same tree, bit for bit.
+//! Stage 1 reads the caller's items once, into the staging (one `extend`), then makes one
+//! pass over the staging that checks and places each item, counts its cell and hands out
+//! its handle.
+//!
+//! A node's list receives its items in the order pushing them in input order leaves them
+//! (see `ItemList::push`) whichever way it is filled, so the serial and the parallel build
+//! make the same tree, bit for bit, and the same as they made when every fill pushed.
 
-use super::{BatchError, Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
+use super::items::ItemList;
+use super::placement::Grid;
+use super::slots::SlotHandout;
+use super::slots::{Slot, TreeId};
+use super::{
+    BatchError, Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_DEPTH, MAX_ITEMS, NULL,
+};
 
 /// Builds of at most this many items push each item straight into its node's list. Larger
 /// ones group the items by node first and fill the lists one after the other: the scatter
@@ -71,6 +85,27 @@ impl<T> Staged<T> {
     }
 }
 
+/// Appends to `list` the group's items `ks` (in that order) of a group of staged items: the
+/// group's `k`-th item is item `order[k]`, which lies at `items[first + k]` when the items
+/// were moved into node order (`first` the group's start), else at `items[order[k]]`.
+#[inline(always)]
+fn fill_group<T>(
+    list: &mut ItemList<T>,
+    ks: impl ExactSizeIterator<Item = usize>,
+    items: &mut [Staged<T>],
+    order: &[u32],
+    first: Option<usize>,
+    values_from: usize,
+    value_of: &mut impl FnMut(usize) -> T,
+) {
+    list.fill_in_order(ks.map(|k| {
+        let i = order[k] as usize;
+        let staged = &mut items[first.map_or(i, |f| f + k)];
+        let entry = staged.entry(i, values_from, &mut *value_of);
+        (staged.rect, entry)
+    }));
+}
+
 /// Reused buffers of the bulk path, so rebuilding every frame allocates nothing. Items are
 /// numbered in staging order: the new ones in input order, then those already stored.
 #[derive(Debug)]
@@ -93,6 +128,10 @@ pub(super) struct BulkScratch<T> {
     /// The staged items of a large serial build being put in node order (then swapped with
     /// `items`, which holds them in node order from then on).
     grouped: Vec<Staged<T>>,
+    /// Scratch of the lists' fill: a banded list's order.
+    perm: Vec<u32>,
+    /// Scratch of the grouping: each node's group's start in `order`.
+    firsts: Vec<u32>,
 }
 
 impl<T> Default for BulkScratch<T> {
@@ -105,6 +144,8 @@ impl<T> Default for BulkScratch<T> {
             order: Vec::new(),
             stored: Vec::new(),
             grouped: Vec::new(),
+            perm: Vec::new(),
+            firsts: Vec::new(),
         }
     }
 }
@@ -119,10 +160,11 @@ impl<T> BulkScratch<T> {
         self.routes.clear();
     }
 
-    /// An empty count for every cell of a tree of `depth` levels below the root.
+    /// An empty count for every cell of a tree of `depth` levels below the root, and one
+    /// more place after them (the count of refused rectangles while staging).
     pub(super) fn reset_cells(&mut self, depth: u8) {
         self.cells.clear();
-        self.cells.resize(level_base(u32::from(depth) + 1), 0);
+        self.cells.resize(level_base(u32::from(depth) + 1) + 1, 0);
     }
 
     /// The range of node `k`'s group in `order`.
@@ -172,7 +214,9 @@ impl<T> Quadtree<T> {
     /// Existing items keep their handles. With the `rayon` feature, `par_insert_many` builds
     /// the same tree on every core.
     ///
-    /// All or nothing: every rectangle is checked before anything changes.
+    /// All or nothing: every rectangle is checked before anything changes. The iterator is
+    /// read to its end (or until it passes the limit of handles, see below) before the
+    /// first check.
     ///
     /// # Runtime
     /// O(n + items already stored + 4^max_depth) for the table of cells, which stays
@@ -207,10 +251,10 @@ impl<T> Quadtree<T> {
     where
         I: IntoIterator<Item = (Rect, T)>,
     {
-        // Stage 1: stage, check and place every item, and give it its handle, in one pass.
-        // The slot table changes only once every item is in (`SlotHandout`): a refusal (or a
-        // panic in the caller's iterator) leaves the tree as it was, and takes back what was
-        // written to `ids`.
+        // Stage 1: stage every item, then check and place them and give them their handles
+        // in one pass over the staging. The slot table changes only once every item is in
+        // (`SlotHandout`): a refusal (or a panic in the caller's iterator) leaves the tree as
+        // it was, and takes back what was written to `ids`.
         let mut b = std::mem::take(&mut self.bulk);
         b.clear_items();
         b.reset_cells(self.config.max_depth);
@@ -222,33 +266,36 @@ impl<T> Quadtree<T> {
                 error: QuadtreeError::OutOfMemory,
             });
         }
+        // Only as many as could ever get a handle are staged: an endless iterator is refused
+        // once it passes the limit, not after it has filled memory. The items are staged by
+        // one `extend` (no check per item on the buffer's room where the iterator knows its
+        // length), and checked after.
+        let room = MAX_ITEMS.saturating_sub(self.slots.len());
+        b.items.extend(
+            items
+                .take(room.saturating_add(1))
+                .map(|(rect, value)| Staged {
+                    rect,
+                    key: SlotKey {
+                        index: NULL,
+                        generation: 0,
+                    },
+                    value: Some(value),
+                }),
+        );
         let mut out = HandlesOut::new(ids);
         let mut handout = self.slot_handout();
-        // Only as many as could ever get a handle are staged: an endless iterator is refused
-        // once it passes the limit, not after it has filled memory.
-        let room = MAX_ITEMS.saturating_sub(self.slots.len());
-        for (rect, value) in items {
-            let refused = match rect.check() {
-                Err(e) => Some(e),
-                Ok(()) if b.items.len() >= room => Some(QuadtreeError::Full),
-                Ok(()) => None,
-            };
-            if let Some(error) = refused {
-                let index = b.items.len();
-                b.clear_items();
-                self.bulk = b;
-                return Err(BatchError { index, error });
-            }
-            let cell = self.cell_index(&rect);
-            b.cells[cell as usize] += 1;
-            b.routes.push(cell);
-            let key = handout.next(&self.slots);
-            out.ids.push(key.handle(self.tree));
-            b.items.push(Staged {
-                rect,
-                key,
-                value: Some(value),
-            });
+        let refused = self.stage_places_and_handles(&mut b, &mut handout, out.ids);
+        let refused = refused.or_else(|| {
+            (b.items.len() > room).then_some(BatchError {
+                index: room,
+                error: QuadtreeError::Full,
+            })
+        });
+        if let Some(refused) = refused {
+            b.clear_items();
+            self.bulk = b;
+            return Err(refused);
         }
         out.keep();
         self.commit_handout(handout);
@@ -264,8 +311,42 @@ impl<T> Quadtree<T> {
     /// The index in the table of every level's cells of the cell that `r` is placed in.
     #[inline]
     pub(super) fn cell_index(&self, r: &Rect) -> u32 {
-        let p = self.place_of(r);
-        (level_base(u32::from(p.level)) + ((p.cy as usize) << p.level | p.cx as usize)) as u32
+        self.grid.cell_index(r)
+    }
+
+    /// Stage 1's pass over the staged items: each one's rectangle checked and its place's
+    /// cell counted and kept in `routes`, and its handle from `handout` written to the
+    /// staging and appended to `ids`. Returns the refusal of the first bad rectangle, if any
+    /// (the handout and `ids` then hold handles the caller drops).
+    fn stage_places_and_handles(
+        &self,
+        b: &mut BulkScratch<T>,
+        handout: &mut SlotHandout,
+        ids: &mut Vec<ItemId>,
+    ) -> Option<BatchError> {
+        let n = b.items.len();
+        // The cells' table has one more place, past every level's cells, which counts the
+        // refused rectangles.
+        let refused_cell = b.cells.len() as u32 - 1;
+        b.routes.resize(n, 0);
+        let (slots, tree) = (&self.slots, self.tree);
+        if self.grid.is_loose() {
+            let placer = Placer::<true>::new(&self.grid, refused_cell);
+            place_and_hand_out(&placer, b, handout, slots, tree, ids);
+        } else {
+            let placer = Placer::<false>::new(&self.grid, refused_cell);
+            place_and_hand_out(&placer, b, handout, slots, tree, ids);
+        }
+        let cells = &b.cells;
+        if cells[refused_cell as usize] == 0 {
+            return None;
+        }
+        let index = b.routes.iter().position(|&c| c == refused_cell)?;
+        let error = b.items[index]
+            .rect
+            .check()
+            .expect_err("a refused rectangle");
+        Some(BatchError { index, error })
     }
 
     /// Moves every stored item to the end of the staging area, keeping its handle, and
@@ -293,8 +374,8 @@ impl<T> Quadtree<T> {
     ) {
         self.shape_staged();
         let mut b = std::mem::take(&mut self.bulk);
-        b.route();
         if b.items.len() <= DIRECT_SCATTER_MAX_ITEMS {
+            b.route();
             self.scatter_staged(&mut b, values_from, value_of);
             b.clear_items();
             self.bulk = b;
@@ -305,32 +386,50 @@ impl<T> Quadtree<T> {
         // `order`; more are first moved into node order, so that the fill reads them one
         // after the other instead of missing the cache once per item.
         let move_items = b.items.len() * std::mem::size_of::<Staged<T>>() > INDEXED_FILL_MAX_BYTES;
-        b.group_by_node(self.nodes.len(), move_items);
+        b.group_by_node::<true>(self.nodes.len(), move_items, &mut self.slots);
         // Each node's list from its group, in input order.
-        if move_items {
-            for (nd, node) in self.nodes.iter_mut().enumerate() {
-                let group = b.group(nd);
-                for (&i, staged) in b.order[group.clone()].iter().zip(&mut b.items[group]) {
-                    let entry = staged.entry(i as usize, values_from, &mut value_of);
-                    node.items.push(staged.rect, entry, |_, _| {});
-                }
+        let mut perm = std::mem::take(&mut b.perm);
+        for (nd, node) in self.nodes.iter_mut().enumerate() {
+            let group = b.group(nd);
+            if group.is_empty() {
+                continue;
             }
-        } else {
-            for (nd, node) in self.nodes.iter_mut().enumerate() {
-                for &i in &b.order[b.group(nd)] {
-                    let staged = &mut b.items[i as usize];
-                    let entry = staged.entry(i as usize, values_from, &mut value_of);
-                    node.items.push(staged.rect, entry, |_, _| {});
-                }
+            let order = &b.order[group.clone()];
+            // Where the group's items lie: moved into node order, or where staged.
+            let items = &mut b.items;
+            let first = move_items.then_some(group.start);
+            let at = |k: usize| first.map_or(order[k] as usize, |f| f + k);
+            let placed = node
+                .items
+                .fill_order((0..order.len()).map(|k| items[at(k)].rect), &mut perm);
+            let list = &mut node.items;
+            match placed {
+                None => fill_group(
+                    list,
+                    0..order.len(),
+                    items,
+                    order,
+                    first,
+                    values_from,
+                    &mut value_of,
+                ),
+                Some(perm) => fill_group(
+                    list,
+                    perm.iter().map(|&k| k as usize),
+                    items,
+                    order,
+                    first,
+                    values_from,
+                    &mut value_of,
+                ),
             }
         }
-        // The slots last, in one pass of their own: their writes scatter over the slot
-        // table, and interleaved with the fill's they cost more than the extra pass.
+        b.perm = perm;
         b.clear_items();
         self.bulk = b;
-        // The sort before the slots, which then learn the sorted places once.
+        // The sort before the banded lists' slots, which then learn the sorted places once.
         self.sort_lists(false);
-        self.point_slots();
+        self.point_banded_slots();
     }
 
     /// Stages 3 and 4 of a small build in one pass: the node lists, each reserved to its size
@@ -454,9 +553,14 @@ impl<T> Quadtree<T> {
         self.bulk = b;
     }
 
-    /// Points every item's slot at its node and position: the last stage of a bulk build.
-    pub(super) fn point_slots(&mut self) {
+    /// Points the slot of every item of a banded (internal) node's list at its position:
+    /// the last stage of a bulk build, whose grouping pointed every slot at its item's node
+    /// and at its place in a leaf's list.
+    pub(super) fn point_banded_slots(&mut self) {
         for (nd, node) in self.nodes.iter().enumerate() {
+            if !node.live || node.is_leaf() {
+                continue;
+            }
             for (pos, entry) in node.items.iter().enumerate() {
                 let slot = &mut self.slots[entry.id.index as usize];
                 slot.node = nd as u32;
@@ -464,6 +568,106 @@ impl<T> Quadtree<T> {
             }
         }
     }
+}
+
+impl Grid {
+    /// The index in the table of every level's cells of the cell that `r` is placed in.
+    #[inline(always)]
+    pub(super) fn cell_index(&self, r: &Rect) -> u32 {
+        let p = self.place_of(r);
+        (level_base(u32::from(p.level)) + ((p.cy as usize) << p.level | p.cx as usize)) as u32
+    }
+}
+
+/// Stage 1's places: the grid's mapping of a rectangle to the index of its cell in the table
+/// of every level's cells (`cell_index`), in locals that a loop keeps in registers, for one
+/// placement rule (`LOOSE`).
+struct Placer<const LOOSE: bool> {
+    grid: Grid,
+    depth: u32,
+    /// Under exact placement, the first cell of the level an item spends `bits` levels above
+    /// the deepest one at, for each `bits`.
+    first_cell: [u32; MAX_DEPTH as usize + 2],
+    /// The index given to a rectangle that fails [`Rect::check`].
+    refused: u32,
+}
+
+impl<const LOOSE: bool> Placer<LOOSE> {
+    fn new(grid: &Grid, refused: u32) -> Self {
+        let depth = u32::from(grid.max_depth());
+        let mut first_cell = [0u32; MAX_DEPTH as usize + 2];
+        for (bits, first) in first_cell.iter_mut().enumerate().take(depth as usize + 1) {
+            *first = level_base(depth - bits as u32) as u32;
+        }
+        Placer {
+            grid: *grid,
+            depth,
+            first_cell,
+            refused,
+        }
+    }
+
+    /// `grid.cell_index(r)`, or `refused` for a rectangle that fails [`Rect::check`].
+    #[inline(always)]
+    fn cell(&self, r: &Rect) -> u32 {
+        let w = &self.grid.world;
+        // Inside the world and not inverted, which leaves every coordinate finite (the
+        // world's are); a NaN fails every comparison.
+        let inside = (w.min_x <= r.min_x)
+            & (r.min_x <= r.max_x)
+            & (r.max_x <= w.max_x)
+            & (w.min_y <= r.min_y)
+            & (r.min_y <= r.max_y)
+            & (r.max_y <= w.max_y);
+        if inside {
+            let c = self.grid.cell_range(r);
+            if LOOSE {
+                let p = self.grid.loose_place_of(c);
+                (level_base(u32::from(p.level)) + ((p.cy as usize) << p.level | p.cx as usize))
+                    as u32
+            } else {
+                // As `place_of`: the levels below the one where both edges share a cell.
+                let bits = 32 - ((c.x0 ^ c.x1) | (c.y0 ^ c.y1)).leading_zeros();
+                self.first_cell[bits as usize]
+                    + ((c.y0 >> bits) << (self.depth - bits) | (c.x0 >> bits))
+            }
+        } else if r.is_valid() {
+            // Not inside the world: the root's.
+            0
+        } else {
+            self.refused
+        }
+    }
+}
+
+/// Stage 1's pass over the staged items: each one's cell (`placer`) counted and kept in
+/// `routes`, and its handle from `handout` written to the staging and appended to `ids`.
+#[inline(never)]
+fn place_and_hand_out<T, const LOOSE: bool>(
+    placer: &Placer<LOOSE>,
+    b: &mut BulkScratch<T>,
+    handout: &mut SlotHandout,
+    slots: &[Slot],
+    tree: TreeId,
+    ids: &mut Vec<ItemId>,
+) {
+    let cells = &mut b.cells;
+    // The handout in a local, which the loop keeps in registers; `extend` from slices of one
+    // length, with no room checks on `ids`.
+    let mut h = *handout;
+    ids.extend(
+        b.items
+            .iter_mut()
+            .zip(b.routes.iter_mut())
+            .map(|(staged, route)| {
+                let cell = placer.cell(&staged.rect);
+                cells[cell as usize] += 1;
+                *route = cell;
+                staged.key = h.next(slots);
+                staged.key.handle(tree)
+            }),
+    );
+    *handout = h;
 }
 
 impl<T> BulkScratch<T> {
@@ -481,7 +685,12 @@ impl<T> BulkScratch<T> {
     /// staged items themselves are put in node order too (`items[j]` is then item
     /// `order[j]`), so that a serial fill reads them one after the other; a parallel fill
     /// reads them through `order` instead, spreading those scattered reads over the threads.
-    pub(super) fn group_by_node(&mut self, nodes: usize, move_items: bool) {
+    pub(super) fn group_by_node<const ROUTE: bool>(
+        &mut self,
+        nodes: usize,
+        move_items: bool,
+        slots: &mut [Slot],
+    ) {
         // `ends[k + 1]` holds node `k`'s count from the shape (zero for a node not in use).
         self.ends.resize(nodes + 1, 0);
         for k in 0..nodes {
@@ -489,12 +698,23 @@ impl<T> BulkScratch<T> {
         }
         debug_assert_eq!(self.ends[nodes] as usize, self.routes.len());
         self.order.resize(self.routes.len(), 0);
+        // Each group's start, to tell an item's place in its group.
+        self.firsts.clear();
+        self.firsts.extend_from_slice(&self.ends[..nodes]);
+        // With `ROUTE`, `routes` holds each item's cell, whose node the table of cells names
+        // (what `route` would write first); else the node itself.
+        let (cells, firsts) = (&self.cells[..], &self.firsts[..]);
+        let node_of = |r: u32| if ROUTE { cells[r as usize] } else { r };
         if !move_items {
-            for (i, &d) in self.routes.iter().enumerate() {
-                let at = &mut self.ends[d as usize];
-                self.order[*at as usize] = i as u32;
-                *at += 1;
-            }
+            group_in_place(
+                &self.routes,
+                &self.items,
+                node_of,
+                &mut self.ends,
+                &mut self.order,
+                firsts,
+                slots,
+            );
             self.ends.truncate(nodes);
             return;
         }
@@ -511,18 +731,78 @@ impl<T> BulkScratch<T> {
             },
             value: None,
         });
-        for (i, (&d, staged)) in self.routes.iter().zip(&mut self.items).enumerate() {
-            let at = &mut self.ends[d as usize];
-            self.order[*at as usize] = i as u32;
-            self.grouped[*at as usize] = Staged {
-                rect: staged.rect,
-                key: staged.key,
-                value: staged.value.take(),
-            };
-            *at += 1;
-        }
+        group_moving(
+            &self.routes,
+            &mut self.items,
+            &mut self.grouped,
+            node_of,
+            &mut self.ends,
+            &mut self.order,
+            firsts,
+            slots,
+        );
         std::mem::swap(&mut self.items, &mut self.grouped);
         self.ends.truncate(nodes);
+    }
+}
+
+/// Points the slot of `staged` at node `nd` and at its place in the node's group, `at` in
+/// `order`: its place in a leaf's list (filled in group order). A banded list's places are
+/// set once it is filled (`point_banded_slots`). The grouping calls it in staging order,
+/// which is the slot table's for a tree built from empty: the slots are written one after
+/// the other instead of scattered through the table in node order.
+#[inline(always)]
+fn point<T>(slots: &mut [Slot], staged: &Staged<T>, nd: u32, at: u32, firsts: &[u32]) {
+    let slot = &mut slots[staged.key.index as usize];
+    slot.node = nd;
+    slot.pos = at - firsts[nd as usize];
+}
+
+/// `group_by_node`'s pass when the items stay where they are (a free function, so that its
+/// slices are known not to overlap).
+#[inline(never)]
+fn group_in_place<T>(
+    routes: &[u32],
+    items: &[Staged<T>],
+    node_of: impl Fn(u32) -> u32,
+    ends: &mut [u32],
+    order: &mut [u32],
+    firsts: &[u32],
+    slots: &mut [Slot],
+) {
+    for (i, (&r, staged)) in routes.iter().zip(items).enumerate() {
+        let nd = node_of(r);
+        let at = &mut ends[nd as usize];
+        order[*at as usize] = i as u32;
+        point(slots, staged, nd, *at, firsts);
+        *at += 1;
+    }
+}
+
+/// `group_by_node`'s pass when the items move into node order, into `grouped`.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn group_moving<T>(
+    routes: &[u32],
+    items: &mut [Staged<T>],
+    grouped: &mut [Staged<T>],
+    node_of: impl Fn(u32) -> u32,
+    ends: &mut [u32],
+    order: &mut [u32],
+    firsts: &[u32],
+    slots: &mut [Slot],
+) {
+    for (i, (&r, staged)) in routes.iter().zip(items).enumerate() {
+        let nd = node_of(r);
+        let at = &mut ends[nd as usize];
+        order[*at as usize] = i as u32;
+        point(slots, staged, nd, *at, firsts);
+        grouped[*at as usize] = Staged {
+            rect: staged.rect,
+            key: staged.key,
+            value: staged.value.take(),
+        };
+        *at += 1;
     }
 }
 

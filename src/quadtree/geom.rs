@@ -193,6 +193,18 @@ impl Rect {
         self.distance_squared(x, y) <= r * r
     }
 
+    /// Whether [`check`](Self::check) passes, without the branches: `min <= max` holds for
+    /// no NaN, and a finite lower bound below a finite upper one leaves both finite.
+    #[inline(always)]
+    pub(crate) fn is_valid(&self) -> bool {
+        (self.min_x <= self.max_x)
+            & (self.min_y <= self.max_y)
+            & (self.min_x > f32::NEG_INFINITY)
+            & (self.min_y > f32::NEG_INFINITY)
+            & (self.max_x < f32::INFINITY)
+            & (self.max_y < f32::INFINITY)
+    }
+
     /// Checks that every coordinate is finite and that the rectangle is not inverted.
     ///
     /// # Errors

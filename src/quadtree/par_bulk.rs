@@ -244,7 +244,7 @@ impl<T: Send + Sync> Quadtree<T> {
                 .with_min_len(MIN_ITEMS_PER_TASK)
                 .for_each(|r| *r = cells[*r as usize]);
         }
-        b.group_by_node(self.nodes.len(), false);
+        b.group_by_node::<false>(self.nodes.len(), false, &mut self.slots);
         // Stage 4: each node's list from its group, in input order; a list is its node's own,
         // so no two tasks write one place.
         let b_ref = &b;
@@ -253,20 +253,33 @@ impl<T: Send + Sync> Quadtree<T> {
             .enumerate()
             .with_min_len(MIN_NODES_PER_TASK)
             .for_each(|(nd, node)| {
-                for &i in &b_ref.order[b_ref.group(nd)] {
+                let order = &b_ref.order[b_ref.group(nd)];
+                let entry = |i: u32| {
                     let staged = &b_ref.items[i as usize];
                     let entry = Entry {
                         id: staged.key,
                         value: value_of(i as usize),
                     };
-                    node.items.push(staged.rect, entry, |_, _| {});
+                    (staged.rect, entry)
+                };
+                if node.is_leaf() {
+                    // A leaf's list in group order, a block of lanes at a time, as the serial
+                    // fill writes it.
+                    node.items.fill_in_order(order.iter().map(|&i| entry(i)));
+                } else {
+                    // A banded list by pushes, which leave the order the serial fill works
+                    // out (without its scratch, which a task would allocate).
+                    for &i in order {
+                        let (rect, entry) = entry(i);
+                        node.items.push(rect, entry, |_, _| {});
+                    }
                 }
             });
         b.clear_items();
         self.bulk = b;
         // As `place_staged`, so that both builds make the same lists.
         self.sort_lists(false);
-        self.point_slots();
+        self.point_banded_slots();
     }
 }
 

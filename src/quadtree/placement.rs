@@ -46,6 +46,12 @@ impl Grid {
         }
     }
 
+    /// The deepest level.
+    #[inline(always)]
+    pub(super) fn max_depth(&self) -> u8 {
+        self.max_depth
+    }
+
     /// Whether nodes reach half a cell beyond their cells ([`Placement::Loose`]).
     #[inline(always)]
     pub(super) fn is_loose(&self) -> bool {

@@ -195,6 +195,7 @@ pub(super) fn end_generation(slot: &mut Slot) -> bool {
 /// [`Quadtree::commit_handout`]: the free chain is only read and new slots are only counted, so
 /// a batch that is refused, or whose iterator panics, leaves the table untouched. Callers
 /// check [`MAX_ITEMS`](super::MAX_ITEMS) themselves.
+#[derive(Clone, Copy)]
 pub(super) struct SlotHandout {
     free: u32,
     table_len: usize,

@@ -170,6 +170,73 @@ impl<T> ItemList<T> {
         s
     }
 
+    /// The order in which pushing entries with these rectangles into this empty list, one
+    /// after the other, would leave them (see [`push`](Self::push)): `None` when in the order
+    /// given (a leaf's list), else written to `perm` (entry `perm[p]` at position `p`). The
+    /// groups and bands are set as those pushes set them; the entries themselves are then
+    /// appended in that order by [`fill_in_order`](Self::fill_in_order).
+    #[inline]
+    pub(in crate::quadtree) fn fill_order<'p>(
+        &mut self,
+        rects: impl Iterator<Item = Rect>,
+        perm: &'p mut Vec<u32>,
+    ) -> Option<&'p [u32]> {
+        debug_assert!(self.entries.is_empty() && self.lanes.is_empty());
+        if !self.banded() {
+            return None;
+        }
+        // A crossing entry goes to the end of the crossing group, and the other group's first
+        // entry, if any, makes room for it at the end of the list. The bands grow in push
+        // order, as the pushes grow them.
+        perm.clear();
+        let mut split = 0;
+        for (k, r) in rects.enumerate() {
+            let p = perm.len();
+            perm.push(k as u32);
+            let cross = self.crosses(&r);
+            grow(&mut self.bands[usize::from(!cross)], &r);
+            if cross {
+                perm.swap(split, p);
+                split += 1;
+            }
+        }
+        self.split = split as u32;
+        // The runs as the pushes leave them (`leave_front_of_run`): both empty, the other
+        // group's at the border.
+        self.reset_runs();
+        Some(perm)
+    }
+
+    /// Appends these entries with their rectangles to an empty list, in the order given: the
+    /// lanes a whole block at a time. A leaf's list takes them in the order pushes would
+    /// leave them; a banded list's order comes from [`fill_order`](Self::fill_order), which
+    /// also sets its groups and bands.
+    #[inline(always)]
+    pub(in crate::quadtree) fn fill_in_order(
+        &mut self,
+        items: impl ExactSizeIterator<Item = (Rect, Entry<T>)>,
+    ) {
+        debug_assert!(self.entries.len() % W == 0 && self.lanes.len() * W == self.entries.len());
+        let n = items.len();
+        self.entries.reserve(n);
+        self.lanes.reserve(n.div_ceil(W));
+        let mut block = Lanes::EMPTY;
+        let mut j = 0;
+        for (rect, entry) in items {
+            block.set(j, &rect);
+            self.entries.push(entry);
+            j += 1;
+            if j == W {
+                self.lanes.push(block);
+                block = Lanes::EMPTY;
+                j = 0;
+            }
+        }
+        if j != 0 {
+            self.lanes.push(block);
+        }
+    }
+
     #[inline(always)]
     pub(super) fn push_last(&mut self, rect: Rect, entry: Entry<T>) {
         let p = self.entries.len();

@@ -662,3 +662,65 @@ fn the_radix_sort_gives_what_sorting_whole_words_gives() {
         }
     }
 }
+
+/// A list filled at once (`fill_order`, then `fill_in_order`) holds what pushing the same
+/// entries one after the other leaves, banded or not: the same entries and lanes in the
+/// same order, the same split and bands (signed zeros included).
+#[test]
+fn a_filled_list_is_the_list_the_pushes_leave() {
+    let mut rng = Lcg(11);
+    let mut perm = Vec::new();
+    for n in [0, 1, 7, 8, 9, 23, 64, 200] {
+        for banded in [false, true] {
+            let rects: Vec<Rect> = (0..n)
+                .map(|i| match i % 5 {
+                    // On the line, and with signed zeros, so that the bands' ties show.
+                    0 => Rect::new(-0.0, 1.0, 0.0, 2.0),
+                    1 => Rect::new(0.0, -0.0, 3.0, 0.0),
+                    _ => {
+                        let r = rng.rect();
+                        Rect::new(r.min_x - 8.0, r.min_y, r.max_x - 8.0, r.max_y)
+                    }
+                })
+                .collect();
+            let entry = |value: usize| Entry {
+                id: crate::quadtree::SlotKey {
+                    index: value as u32,
+                    generation: 0,
+                },
+                value,
+            };
+            let (mut pushed, mut filled) = (ItemList::default(), ItemList::default());
+            if banded {
+                pushed.make_banded(0.0);
+                filled.make_banded(0.0);
+            }
+            for (v, r) in rects.iter().enumerate() {
+                pushed.push(*r, entry(v), |_, _| {});
+            }
+            let order: Vec<u32> = match filled.fill_order(rects.iter().copied(), &mut perm) {
+                None => (0..n as u32).collect(),
+                Some(perm) => perm.to_vec(),
+            };
+            filled.fill_in_order(
+                order
+                    .iter()
+                    .map(|&k| (rects[k as usize], entry(k as usize))),
+            );
+            let bits = |r: Rect| [r.min_x, r.min_y, r.max_x, r.max_y].map(f32::to_bits);
+            assert_eq!(filled.split, pushed.split, "{n} {banded}");
+            assert_eq!(
+                filled.bands.map(bits),
+                pushed.bands.map(bits),
+                "{n} {banded}"
+            );
+            assert_eq!(filled.lanes, pushed.lanes, "{n} {banded}");
+            let values = |l: &ItemList<usize>| l.iter().map(|e| e.value).collect::<Vec<_>>();
+            assert_eq!(values(&filled), values(&pushed), "{n} {banded}");
+            let lane_bits =
+                |l: &ItemList<usize>| (0..l.len()).map(|p| bits(l.rect(p))).collect::<Vec<_>>();
+            assert_eq!(lane_bits(&filled), lane_bits(&pushed));
+            assert!(filled.lanes_consistent());
+        }
+    }
+}
