@@ -147,7 +147,8 @@ impl Simulation {
         // Particles are kept finite and inside the world, so this cannot fail.
         built.expect("particles are always finite");
         // Every box is fresh; an awake particle's goes stale as it moves.
-        self.buffers.note_asleep(self.particles.len(), &mut self.stale);
+        self.buffers
+            .note_asleep(self.particles.len(), &mut self.stale);
         self.stale.iter_mut().for_each(|stale| *stale = !*stale);
         self.tree_sweep = sweep.key();
         self.note_seen();

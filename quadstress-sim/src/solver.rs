@@ -45,7 +45,7 @@
 //! something, nothing is beside it on one side (no particle within the broad phase's margin,
 //! no wall), and nothing below holds that side up: no particle whose top is near its bottom
 //! lies at least three quarters of a side out on that side (a *shoulder*). Then it gains
-//! sideways speed towards that side, half what gravity gives, up to three sides a second,
+//! sideways speed towards that side, as much as gravity gives, up to twelve sides a second,
 //! loaded or not, on one support or two (a drop on both sides, as on a tower's top: away from
 //! a single support's centre; on two supports their tilts part it from the nearer one). A
 //! tower or a cliff's face comes down, every square of it at once, until each square of the
@@ -55,6 +55,10 @@
 //! a neighbour on each side stands, on one support or two, as a block stands on a floor (a
 //! square on a ledge that rolled towards the ledge's lower neighbour instead rocked there
 //! forever: the neighbour's corner pushed it back).
+//!
+//! A square leans to roll down: one that has leaned for a second without coming down half a
+//! side leans no more until it does, or sleeps (on a row with gaps too wide for it to have a
+//! shoulder on both sides at once, it ran from one side to the other for ever).
 //!
 //! A leaning square rolls over its support's edge rather than sliding, so that support's
 //! friction does not hold it back (with friction, a loaded square beside a drop stood: the
@@ -147,13 +151,14 @@ const TILT_MAX: f32 = 2.0;
 /// Coulomb friction of contacts and walls under gravity.
 const FRICTION: f32 = 0.3;
 /// A square that leans (see `lean`) gains this fraction of what gravity gives a substep as
-/// speed sideways, each substep, up to [`LEAN_SPEED`] sides a second. Gravity's whole pull
-/// kept squares rocking between neighbours: piles never slept.
-const LEAN_ACCEL: f32 = 0.5;
-/// With 1.5, the 10,000 pile with a stream poured on it ended 900 frames with larger column
-/// steps (p99 3.8 to 4.0 sides, seeds 1-4, against 3.0 to 3.9 in the same run with 3); faster
-/// still changed nothing.
-const LEAN_SPEED: f32 = 3.0;
+/// speed sideways, each substep, up to [`LEAN_SPEED`] sides a second: it tips off an edge as
+/// fast as it would fall. With half of it and 3 sides a second, a heap sprayed onto the
+/// 10,000 pile took some ten seconds to come down to its slope, its faces shedding one slow
+/// square at a time (column steps p99 3.0 to 4.0 sides at frame 900, seeds 1-8); with the
+/// whole pull and 12 sides a second, 1.0 to 2.0 in the same seeds (see BENCHMARKS.md).
+const LEAN_ACCEL: f32 = 1.0;
+/// Slower caps (9 or 10) left that heap flowing at frame 900 in some seeds (p99 3.0).
+const LEAN_SPEED: f32 = 12.0;
 
 /// A contact as the solver keeps it: its particles `a < b`, and the row of its lower particle
 /// while it is sorted.
@@ -198,7 +203,17 @@ pub(super) struct Body {
     /// Whether it leans in this substep (see `lean`): it tips over its support's edge, which
     /// does not slide, so the support's friction does not hold it back.
     leaning: bool,
+    /// The substeps it has leaned since it last came down half a side (or slept), and the
+    /// height (y) it came down to.
+    lean_substeps: u32,
+    lean_y: f32,
 }
+
+/// A square that has leaned this many substeps (a second) without coming down half a side
+/// leans no more until it does, or sleeps: with the full lean, a square on a support between
+/// two others too far apart to be its shoulders both at once ran from one to the other for
+/// ever (it has a drop on the side it has left).
+const LEAN_SUBSTEPS: u32 = 60 * SUBSTEPS;
 
 /// [`Body::rest`]: it rested on a particle whose centre lies left of (or under) its own...
 const REST_LEFT: u8 = 1;
@@ -1032,6 +1047,15 @@ fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
         (true, true) if rest & (REST_LEFT | REST_RIGHT) != (REST_LEFT | REST_RIGHT) => away,
         _ => return,
     };
+    // A square leans to roll down: one that has leaned for a while without coming down (it
+    // runs to and fro over a row) stops leaning, and comes to rest.
+    if q.y > body.lean_y + 0.5 * p.size {
+        (body.lean_y, body.lean_substeps) = (q.y, 0);
+    }
+    if body.lean_substeps >= LEAN_SUBSTEPS {
+        return;
+    }
+    body.lean_substeps += 1;
     // At a run, not thrown: it tips off.
     let (dv, cap) = (LEAN_ACCEL * p.gh, LEAN_SPEED * p.size);
     body.leaning = true;
@@ -1168,6 +1192,7 @@ fn settle(p: &Params, q: &mut Particle, b: &mut Body) {
         b.still += 1;
         if b.asleep() {
             (q.vx, q.vy) = (0.0, 0.0);
+            (b.lean_substeps, b.lean_y) = (0, q.y);
         }
     } else {
         b.still = 0;

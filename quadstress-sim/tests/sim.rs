@@ -1063,10 +1063,10 @@ fn a_pile_has_no_cliffs() {
 }
 
 /// A stream poured onto a settled pile (as the left mouse pours it: two seconds at the
-/// cursor, 1,200 particles) builds a heap that slumps into a gentle one and comes to rest.
-/// Issue 35 asks for no step over 2 sides but one (p99) after a pour; 18 seconds after this
-/// pour's end two seeds of four are there and two keep a step or two of 3 (a square asleep
-/// where its neighbour left), so this guards the 3 it reaches in all four, and issue 35's max.
+/// cursor, 1,200 particles) builds a heap that slumps into a gentle one within eight seconds
+/// of the pour's end (frame 900, as the standard piles are measured), with issue 35's column
+/// steps: p99 at most 2 sides, max at most 6, and comes to rest. With half the lean (see the
+/// solver), the heap's faces were still flowing at frame 900 (p99 3 to 4).
 #[test]
 fn a_heap_poured_on_a_pile_slumps_and_rests() {
     for seed in [1, 2] {
@@ -1078,14 +1078,17 @@ fn a_heap_poured_on_a_pile_slumps_and_rests() {
                 sim.spawn_stream(x, y, 10, 6.0, 120.0).unwrap();
             }
             sim.step(1.0 / 60.0).unwrap();
+            if frame == 899 {
+                let steps = sim.column_steps(&mut HeightProfile::new()).unwrap();
+                assert!(
+                    steps.p99 <= 2.01 && steps.max <= 6.0,
+                    "seed {seed}: {steps:?}"
+                );
+            }
         }
-        let steps = sim.column_steps(&mut HeightProfile::new()).unwrap();
-        assert!(
-            steps.p99 <= 3.01 && steps.max <= 6.0,
-            "seed {seed}: {steps:?}"
-        );
+        // Then at rest.
         let energy = sim.kinetic_energy() / sim.particles().len() as f64;
-        assert!(energy <= 0.5, "seed {seed}: kinetic energy {energy}");
+        assert!(energy <= 0.05, "seed {seed}: kinetic energy {energy}");
         assert!(
             sim.overlap().max <= 0.15,
             "seed {seed}: {:?}",
