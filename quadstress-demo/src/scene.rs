@@ -185,8 +185,8 @@ impl ColorInputs {
         match mode {
             ColorMode::Depth => walk_tree(sim, &mut self.depth),
             ColorMode::Contact => {
-                // A sleeping particle rests on something; the contacts leave out the pairs of
-                // two sleeping ones.
+                // A sleeping particle rests on something (a particle, or the floor alone):
+                // the contacts leave out the pairs of two sleeping ones.
                 self.touching.clear();
                 self.touching.extend_from_slice(sim.asleep());
                 self.touching.resize(sim.len(), false);

@@ -180,7 +180,7 @@ const ALONG_Y: u32 = 2;
 const B_LOW: u32 = 4;
 
 /// A particle's state in the solver, beside the particle.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Body {
     /// Where the particle was after this substep's motion, before its contacts (moved along
     /// with pushes that must not give it speed).
@@ -204,16 +204,34 @@ pub(super) struct Body {
     /// does not slide, so the support's friction does not hold it back.
     leaning: bool,
     /// The substeps it has leaned since it last came down half a side (or slept), and the
-    /// height (y) it came down to.
+    /// height (y) it came down to (minus infinity before it first leans).
     lean_substeps: u32,
     lean_y: f32,
 }
 
-/// A square that has leaned this many substeps (a second) without coming down half a side
-/// leans no more until it does, or sleeps: with the full lean, a square on a support between
-/// two others too far apart to be its shoulders both at once ran from one to the other for
-/// ever (it has a drop on the side it has left).
-const LEAN_SUBSTEPS: u32 = 60 * SUBSTEPS;
+impl Default for Body {
+    fn default() -> Self {
+        Body {
+            mid: [0.0; 2],
+            still: 0,
+            support: 0,
+            touched: [0; 2],
+            shoulder: [0; 2],
+            roof: [0; 2],
+            rest: 0,
+            rest_before: 0,
+            leaning: false,
+            lean_substeps: 0,
+            lean_y: f32::NEG_INFINITY,
+        }
+    }
+}
+
+/// A square that has leaned this long (in seconds of substeps) without coming down half a
+/// side leans no more until it does, or sleeps: with the full lean, a square on a support
+/// between two others too far apart to be its shoulders both at once ran from one to the
+/// other for ever (it has a drop on the side it has left).
+const LEAN_SECONDS: f64 = 1.0;
 
 /// [`Body::rest`]: it rested on a particle whose centre lies left of (or under) its own...
 const REST_LEFT: u8 = 1;
@@ -368,6 +386,8 @@ struct Params {
     touch: f32,
     wake_speed: f32,
     sleep_speed: f32,
+    /// [`LEAN_SECONDS`] in substeps.
+    lean_budget: u32,
     substep: u32,
 }
 
@@ -421,6 +441,9 @@ impl Simulation {
             touch: 0.02 * s,
             wake_speed: WAKE_SPEED * s,
             sleep_speed: SLEEP_SPEED * s,
+            // Whole substeps, so that the budget is the same at every step size (`as`
+            // saturates: no budget limit for a step of 0, where nothing moves).
+            lean_budget: (LEAN_SECONDS / f64::from(h)).round() as u32,
             substep: self.buffers.substep,
         }
     }
@@ -1052,7 +1075,7 @@ fn lean(p: &Params, q: &mut Particle, body: &mut Body) {
     if q.y > body.lean_y + 0.5 * p.size {
         (body.lean_y, body.lean_substeps) = (q.y, 0);
     }
-    if body.lean_substeps >= LEAN_SUBSTEPS {
+    if body.lean_substeps >= p.lean_budget {
         return;
     }
     body.lean_substeps += 1;
@@ -1221,6 +1244,7 @@ mod tests {
             touch: 0.16,
             wake_speed: 8.0,
             sleep_speed: 2.0,
+            lean_budget: 240,
             substep: 10,
         }
     }

@@ -983,6 +983,34 @@ fn a_cliff_slumps_into_a_slope() {
     }
 }
 
+/// The cliff slumps whatever the step: the lean's budget is a time, not a count of substeps
+/// (counted in substeps, a square at steps of 1/1000 s leaned 0.06 s and the cliff stood).
+#[test]
+fn a_cliff_slumps_at_any_step_size() {
+    for dt in [1.0 / 240.0, 1.0 / 1000.0] {
+        let mut sim = Simulation::new(small(5)).unwrap();
+        let (s, floor) = (
+            sim.config().particle_size,
+            sim.config().world.max_y - sim.config().particle_size,
+        );
+        for row in 0..8 {
+            for column in 0..6 {
+                sim.spawn_stream(column as f32 * s, floor - row as f32 * s, 1, 0.0, 0.0)
+                    .unwrap();
+            }
+        }
+        for _ in 0..(20.0 / dt) as usize {
+            sim.step(dt).unwrap();
+        }
+        let after = sim.column_steps(&mut HeightProfile::new()).unwrap();
+        assert!(
+            after.max <= 2.0 + 1e-3,
+            "dt {dt}: the cliff stands: {after:?}"
+        );
+        assert!(sim.overlap().max <= 0.15, "dt {dt}: {:?}", sim.overlap());
+    }
+}
+
 /// A burst spawned overlapping leaves nothing fast: overlap is parted without speed, also where
 /// a wall takes a push back (it once threw particles off the walls at up to 76 sides a second
 /// on the first frame).
