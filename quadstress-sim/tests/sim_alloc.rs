@@ -54,6 +54,32 @@ fn steady_state_steps_allocate_nothing() {
             "{mode:?}: {allocated} allocations in 200 steady-state steps"
         );
     }
+    // A pile at rest under gravity (every particle asleep): the broad phase's bookkeeping
+    // of sleep (the flags, the boxes to refresh, the awake particles' search) reuses its
+    // buffers.
+    let mut sim = Simulation::new(SimConfig {
+        world: Rect::new(0.0, 0.0, 600.0, 400.0),
+        seed: 9,
+        ..SimConfig::default()
+    })
+    .unwrap();
+    sim.set_threads(1).unwrap();
+    sim.spawn_burst(1500).unwrap();
+    for _ in 0..1200 {
+        sim.step(1.0 / 60.0).unwrap();
+    }
+    let before = alloc::allocations();
+    let mut asleep = usize::MAX;
+    for _ in 0..200 {
+        sim.step(1.0 / 60.0).unwrap();
+        asleep = asleep.min(sim.asleep().iter().filter(|&&a| a).count());
+    }
+    let allocated = alloc::allocations() - before;
+    assert!(asleep * 4 >= 3 * sim.len(), "only {asleep} asleep");
+    assert_eq!(
+        allocated, 0,
+        "{allocated} allocations in 200 steps of a sleeping pile"
+    );
     // A world ten million particles tall: the first steps, buffers growing included,
     // allocate by the particles and their contacts, not by the world's height.
     let mut sim = Simulation::new(SimConfig {
