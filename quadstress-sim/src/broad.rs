@@ -151,15 +151,15 @@ impl Simulation {
     /// (rebuild mode).
     pub fn update_tree(&mut self) {
         let n = self.particles.len();
-        self.sleeping_now = self.buffers.note_asleep(n, &mut self.asleep);
+        self.asleep.clear();
         self.awake.clear();
-        self.awake.extend(
-            self.asleep
-                .iter()
-                .enumerate()
-                .filter(|(_, &a)| !a)
-                .map(|(i, _)| i as u32),
-        );
+        for i in 0..n {
+            let asleep = self.buffers.is_asleep(i);
+            self.asleep.push(asleep);
+            if !asleep {
+                self.awake.push(i as u32);
+            }
+        }
         match self.config.broadphase {
             Broadphase::Rebuild => self.rebuild_tree(),
             Broadphase::Incremental | Broadphase::BruteForce => {
@@ -219,7 +219,7 @@ impl Simulation {
     pub(crate) fn find_pairs(&mut self) {
         // A pair of sleeping particles is left out: nothing in the step moves either.
         let asleep = &self.asleep[..];
-        let any_asleep = self.sleeping_now > 0;
+        let any_asleep = self.awake.len() < asleep.len();
         let keep = move |a: u32, b: u32| !(any_asleep && asleep[a as usize] && asleep[b as usize]);
         let tests = match self.config.broadphase {
             Broadphase::Incremental if self.awake.len() * AWAKE_QUERY_SHARE <= asleep.len() => {

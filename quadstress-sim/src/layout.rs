@@ -147,9 +147,10 @@ impl Simulation {
         // Particles are kept finite and inside the world, so this cannot fail.
         built.expect("particles are always finite");
         // Every box is fresh; an awake particle's goes stale as it moves.
-        self.buffers
-            .note_asleep(self.particles.len(), &mut self.stale);
-        self.stale.iter_mut().for_each(|stale| *stale = !*stale);
+        let buffers = &self.buffers;
+        self.stale.clear();
+        self.stale
+            .extend((0..self.particles.len()).map(|i| !buffers.is_asleep(i)));
         self.tree_sweep = sweep.key();
         self.note_seen();
         self.set_drift(0.0);

@@ -202,9 +202,8 @@ pub struct Simulation {
     new_index: Vec<u32>,
     steps_since_reorder: u32,
     /// The broad phase's view of sleep (see `broad`): whether each particle sleeps in this
-    /// step, how many do, and the awake ones' indices.
+    /// step, and the awake ones' indices.
     asleep: Vec<bool>,
-    sleeping_now: usize,
     awake: Vec<u32>,
     /// Whether the tree's box of each particle was made while it was awake: it may have moved
     /// since, so the next update refreshes it even if it sleeps now.
@@ -263,7 +262,6 @@ impl Simulation {
             new_index: Vec::new(),
             steps_since_reorder: 0,
             asleep: Vec::new(),
-            sleeping_now: 0,
             awake: Vec::new(),
             stale: Vec::new(),
             moved: Vec::new(),
@@ -393,7 +391,6 @@ impl Simulation {
         self.rects.clear();
         self.asleep.clear();
         self.awake.clear();
-        self.sleeping_now = 0;
         self.stale.clear();
         self.counts = StepCounts::default();
     }

@@ -347,12 +347,9 @@ impl SolverBuffers {
         std::mem::swap(&mut self.bodies, &mut self.renumbered);
     }
 
-    /// Writes into `out` whether each of `n` particles sleeps (one with no body yet is awake),
-    /// and returns how many do.
-    pub(super) fn note_asleep(&self, n: usize, out: &mut Vec<bool>) -> usize {
-        out.clear();
-        out.extend((0..n).map(|i| self.bodies.get(i).is_some_and(Body::asleep)));
-        out.iter().filter(|&&a| a).count()
+    /// Whether particle `i` sleeps (one with no body yet is awake).
+    pub(super) fn is_asleep(&self, i: usize) -> bool {
+        self.bodies.get(i).is_some_and(Body::asleep)
     }
 
     /// How many particles are asleep.
