@@ -44,9 +44,10 @@ pub(super) fn hits8(
     M32x4::bitmask8(half(0), half(4))
 }
 
-/// Asks the CPU to bring the first two cache lines at `block` into its caches ahead of a
-/// test, without waiting for them: a whole block of lanes, which is 128 bytes aligned to a
-/// line. A hint only: no effect on any result.
+/// Asks the CPU to bring the two cache lines from `block` on into its caches, without
+/// waiting for them: ahead of a test, a whole block of lanes (128 bytes aligned to a line);
+/// ahead of a batch's scattered reads and writes, a slot, an entry or a move's plan and what
+/// follows it. A hint only: no effect on any result.
 #[inline(always)]
 pub(super) fn prefetch<T>(block: &T) {
     #[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]

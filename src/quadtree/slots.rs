@@ -262,6 +262,15 @@ impl SlotTable {
         }
     }
 
+    /// Asks the CPU to bring slot `index` into its caches (see `simd::prefetch`): a hint
+    /// only, and none for an index past the end.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, index: u32) {
+        if let Some(slot) = self.slots.get(index as usize) {
+            super::simd::prefetch(slot);
+        }
+    }
+
     /// The first free slot (NULL when none), for `validate` to walk the chain.
     pub(super) fn free_head(&self) -> u32 {
         self.free

@@ -326,6 +326,22 @@ impl<T> Quadtree<T> {
         self.merge_if_sparse(old);
     }
 
+    /// Asks the CPU to bring into its caches what moving the item of slot `index` to `rect`
+    /// will touch: where it leaves its list, that list's last entry (which fills the hole),
+    /// and the end of the list it will join. A hint only: nothing changes.
+    #[inline]
+    pub(super) fn prefetch_move(&self, index: u32, rect: &Rect) {
+        let Some(slot) = self.slots.get(index as usize) else {
+            return;
+        };
+        if let Some(old) = self.nodes.get(slot.node as usize) {
+            old.items.prefetch_at(slot.pos as usize);
+            old.items.prefetch_last();
+        }
+        let target = self.node_for(self.place_of(rect));
+        self.nodes[target as usize].items.prefetch_last();
+    }
+
     /// Rewrites the rectangle of the item of slot `index` at `(node, pos)`, which stays in
     /// its node.
     #[inline]

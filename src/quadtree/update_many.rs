@@ -20,6 +20,13 @@
 //! 4. in batch order, on one thread: the changes of group, then the changes of node, as
 //!    [`Quadtree::update`] would do them.
 //!
+//! Passes 3 and 4 read and write where slots point, which in a large tree is a cache miss
+//! per access (pass 3 reads each entry's plan by its slot; a change of node touches its
+//! slot, two places in its old list, the end of its new one and the slot of the entry that
+//! fills its hole). Both request those places some entries or moves ahead (a prefetch, a
+//! hint that changes nothing), so that the misses overlap instead of coming one after the
+//! other: pass 4 is serial, so at a million items this is what limits two threads most.
+//!
 //! A refused move stops the batch after pass 1, before any write; a batch that names a
 //! handle twice goes one `update` at a time, in order, from there. What each pass does
 //! depends only on the tree and the batch, never on the threads, so the tree ends the same on
@@ -31,7 +38,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 #[cfg(feature = "rayon")]
 use rayon::prelude::*;
 
-use super::{ItemId, Node, Quadtree, QuadtreeError, Rect};
+use super::{simd, ItemId, Node, Quadtree, QuadtreeError, Rect};
 
 /// Moves per task: a move is a few dozen instructions, and each chunk keeps two short lists
 /// of its own.
@@ -40,6 +47,10 @@ const CHUNK: usize = 4096;
 /// Nodes per task at least in pass 3: most nodes hold a few dozen items.
 #[cfg(feature = "rayon")]
 const MIN_NODES_PER_TASK: usize = 64;
+
+/// How many moves ahead pass 4 requests the lists a move will touch (and twice as many, its
+/// slot): enough misses in flight to cover a miss's latency.
+const MOVES_AHEAD: usize = 8;
 
 /// A batch of at least `1 / LARGE_BATCH` of the tree's items rewrites through pass 3's walk.
 const LARGE_BATCH: usize = 4;
@@ -314,8 +325,19 @@ impl<T> Quadtree<T> {
                 let p = plan.get(at)?;
                 (p.rewrite == slot).then_some(p.rect)
             };
+            // The walk reads each entry's plan (or stamp) where its slot says: a scattered
+            // read per entry, requested a few entries ahead.
+            let ahead = |slot: u32| {
+                if in_order {
+                    if let Some(p) = plan.get(slot as usize) {
+                        simd::prefetch(p);
+                    }
+                } else if let Some(stamp) = stamps.get(slot as usize) {
+                    simd::prefetch(stamp);
+                }
+            };
             let rewrite = |node: &mut Node<T>| {
-                node.items.rewrite_each(new_rect);
+                node.items.rewrite_each(new_rect, ahead);
             };
             each_node(&mut self.nodes, &rewrite);
         } else {
@@ -331,8 +353,27 @@ impl<T> Quadtree<T> {
             let slot = self.slots[index as usize];
             self.rewrite(index, slot.node, slot.pos, plan[i as usize].rect);
         }
-        // Checked in pass 1, and no handle comes twice: each slot is still live.
-        for &i in chunks.iter().flat_map(|c| &c.moves) {
+        // Checked in pass 1, and no handle comes twice: each slot is still live. Each move
+        // misses the caches several times over (its slot, its old list where it leaves and
+        // at the end, the list it joins), one after the other, and the moves are few and
+        // scattered: the slots of the moves `2 * MOVES_AHEAD` on, then the lists of those
+        // `MOVES_AHEAD` on, are requested early, so that their misses overlap.
+        let moves = chunks.iter().flat_map(|c| &c.moves);
+        let mut slots_ahead = moves.clone();
+        let mut lists_ahead = moves.clone();
+        for &i in slots_ahead.by_ref().take(2 * MOVES_AHEAD) {
+            self.slots.prefetch(ids[i as usize].index);
+        }
+        for &i in lists_ahead.by_ref().take(MOVES_AHEAD) {
+            self.prefetch_move(ids[i as usize].index, &plan[i as usize].rect);
+        }
+        for &i in moves {
+            if let Some(&j) = slots_ahead.next() {
+                self.slots.prefetch(ids[j as usize].index);
+            }
+            if let Some(&j) = lists_ahead.next() {
+                self.prefetch_move(ids[j as usize].index, &plan[j as usize].rect);
+            }
             let index = ids[i as usize].index;
             let slot = self.slots[index as usize];
             self.move_checked(index, slot, plan[i as usize].rect);

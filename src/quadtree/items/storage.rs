@@ -286,11 +286,14 @@ impl<T> ItemList<T> {
     /// Rewrites in place the rectangle of every entry that `new_rect` (given the entry's slot
     /// index) gives one for, then recomputes the bands if it rewrote any. No entry moves:
     /// each new rectangle must keep its entry's group (see [`keeps_group`](Self::keeps_group)).
+    /// `ahead` is told each entry's slot index two blocks before `new_rect` is asked for it,
+    /// so that it can request what `new_rect` will read (a hint: it must change nothing).
     #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     #[inline]
     pub(in crate::quadtree) fn rewrite_each(
         &mut self,
         mut new_rect: impl FnMut(u32) -> Option<Rect>,
+        ahead: impl Fn(u32),
     ) {
         if self.runs.is_some() {
             // A rewritten entry in a run is written into it as a move would be.
@@ -308,7 +311,24 @@ impl<T> ItemList<T> {
             return;
         }
         let mut rewritten = false;
-        for (lanes, entries) in self.lanes.iter_mut().zip(self.entries.chunks(W)) {
+        for e in self.entries.iter().take(2 * W) {
+            ahead(e.id.index);
+        }
+        for (b, (lanes, entries)) in self
+            .lanes
+            .iter_mut()
+            .zip(self.entries.chunks(W))
+            .enumerate()
+        {
+            for e in self
+                .entries
+                .get((b + 2) * W..)
+                .unwrap_or(&[])
+                .iter()
+                .take(W)
+            {
+                ahead(e.id.index);
+            }
             for (k, e) in entries.iter().enumerate() {
                 if let Some(r) = new_rect(e.id.index) {
                     lanes.set(k, &r);
@@ -318,6 +338,28 @@ impl<T> ItemList<T> {
         }
         if rewritten && self.banded() {
             self.refresh_bands();
+        }
+    }
+
+    /// Asks the CPU to bring the lanes and the entry at `pos` into its caches, ahead of a
+    /// removal or a write there (see `simd::prefetch`): a hint only, and none for a position
+    /// past the end.
+    #[inline(always)]
+    pub(in crate::quadtree) fn prefetch_at(&self, pos: usize) {
+        if let Some(block) = self.lanes.get(pos / W) {
+            simd::prefetch(block);
+        }
+        if let Some(entry) = self.entries.get(pos) {
+            simd::prefetch(entry);
+        }
+    }
+
+    /// [`prefetch_at`](Self::prefetch_at) for the last entry: the one a removal moves into
+    /// the hole, and the end a push writes after.
+    #[inline(always)]
+    pub(in crate::quadtree) fn prefetch_last(&self) {
+        if let Some(last) = self.entries.len().checked_sub(1) {
+            self.prefetch_at(last);
         }
     }
 

@@ -377,7 +377,7 @@ fn groups_bands_and_runs_follow(seed: u64, sort_every: usize, steps: usize) {
                 }
             }
             // The slot index is the item's number here.
-            items.rewrite_each(|index| next[index as usize]);
+            items.rewrite_each(|index| next[index as usize], |_| {});
         }
         match choice {
             0 | 1 | 4 => {
@@ -721,6 +721,40 @@ fn a_filled_list_is_the_list_the_pushes_leave() {
                 |l: &ItemList<usize>| (0..l.len()).map(|p| bits(l.rect(p))).collect::<Vec<_>>();
             assert_eq!(lane_bits(&filled), lane_bits(&pushed));
             assert!(filled.lanes_consistent());
+        }
+    }
+}
+
+/// `rewrite_each` tells `ahead` every entry's slot once, in list order, and at least two
+/// blocks before it asks `new_rect` for it, on lists of every length around the block
+/// boundaries; what it writes is what `new_rect` gave.
+#[test]
+fn rewrites_are_announced_two_blocks_ahead() {
+    let mut rng = Lcg(17);
+    for n in [0, 1, 7, 8, 9, 16, 17, 23, 24, 25, 40, 70] {
+        let (mut items, before) = list(&mut rng, n);
+        let next: Vec<Rect> = (0..n).map(|_| rng.rect()).collect();
+        let announced = std::cell::RefCell::new(Vec::new());
+        let mut asked = Vec::new();
+        items.rewrite_each(
+            |index| {
+                // An entry of block `b` is asked for once the blocks up to `b + 2` (or the
+                // list's end) were announced.
+                let seen = announced.borrow().len();
+                let b = asked.len() / W;
+                asked.push(index);
+                assert_eq!(seen, n.min((b + 3) * W), "{n} items, block {b}");
+                (index % 3 != 0).then(|| next[index as usize])
+            },
+            |index| announced.borrow_mut().push(index),
+        );
+        let order: Vec<u32> = items.entries.iter().map(|e| e.id.index).collect();
+        assert_eq!(*announced.borrow(), order, "{n} items");
+        assert_eq!(asked, order, "{n} items");
+        for (p, e) in items.entries.iter().enumerate() {
+            let i = e.id.index as usize;
+            let want = if i % 3 != 0 { next[i] } else { before[i] };
+            assert_eq!(items.rect(p), want);
         }
     }
 }
