@@ -27,6 +27,7 @@
 
 use super::items::ItemList;
 use super::placement::Grid;
+use super::simd;
 use super::slots::SlotHandout;
 use super::slots::{Slot, TreeId};
 use super::{
@@ -41,9 +42,16 @@ const DIRECT_SCATTER_MAX_ITEMS: usize = 1 << 11;
 
 /// A large build whose staged items take at most this many bytes fills the node lists
 /// reading the items through the grouping's order, where they lie; a larger one moves them
-/// into node order first. The items are read once either way: moving them costs a pass,
-/// which pays once they no longer fit in a last-level cache and each scattered read misses.
+/// into node order first if most of them go to banded lists. The items are read once either
+/// way. Read through `order`, each item is requested `FILL_AHEAD` items before it is read,
+/// so that the scattered reads overlap, which serves leaves (read in group order) but not
+/// banded lists (read in the order the pushes' swaps leave, which the fill works out only
+/// then): where those hold most items, a pass that moves the items pays once they no longer
+/// fit in a last-level cache and each scattered read misses.
 const INDEXED_FILL_MAX_BYTES: usize = 8 << 20;
+
+/// How many items ahead the fill requests the staged item it will read through `order`.
+pub(super) const FILL_AHEAD: usize = 16;
 
 /// Index of the first cell of `level` in the table of every level's cells: the levels above
 /// hold `(4^level - 1) / 3` cells, which in binary is `level` pairs of bits `01`: the low
@@ -87,18 +95,27 @@ impl<T> Staged<T> {
 
 /// Appends to `list` the group's items `ks` (in that order) of a group of staged items: the
 /// group's `k`-th item is item `order[k]`, which lies at `items[first + k]` when the items
-/// were moved into node order (`first` the group's start), else at `items[order[k]]`.
+/// were moved into node order (`first` the group's start), else at `items[order[k]]`. In the
+/// second case `ahead[k]` (where it exists) names the item read `FILL_AHEAD` later, which is
+/// requested now: read through `order`, the items are scattered.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn fill_group<T>(
     list: &mut ItemList<T>,
     ks: impl ExactSizeIterator<Item = usize>,
     items: &mut [Staged<T>],
     order: &[u32],
+    ahead: &[u32],
     first: Option<usize>,
     values_from: usize,
     value_of: &mut impl FnMut(usize) -> T,
 ) {
     list.fill_in_order(ks.map(|k| {
+        if first.is_none() {
+            if let Some(later) = ahead.get(k).and_then(|&a| items.get(a as usize)) {
+                simd::prefetch(later);
+            }
+        }
         let i = order[k] as usize;
         let staged = &mut items[first.map_or(i, |f| f + k)];
         let entry = staged.entry(i, values_from, &mut *value_of);
@@ -383,9 +400,16 @@ impl<T> Quadtree<T> {
             return;
         }
         // Staged items that fit in the last-level cache are read where they lie, through
-        // `order`; more are first moved into node order, so that the fill reads them one
-        // after the other instead of missing the cache once per item.
-        let move_items = b.items.len() * std::mem::size_of::<Staged<T>>() > INDEXED_FILL_MAX_BYTES;
+        // `order`; more, most of them bound for banded lists, are first moved into node
+        // order, so that the fill reads them one after the other instead of missing the
+        // cache once per item (see `INDEXED_FILL_MAX_BYTES`). `ends[k + 1]` is node `k`'s
+        // own count here.
+        let banded: usize = (self.nodes.iter().zip(&b.ends[1..]))
+            .filter(|(node, _)| node.live && !node.is_leaf())
+            .map(|(_, &own)| own as usize)
+            .sum();
+        let move_items = b.items.len() * std::mem::size_of::<Staged<T>>() > INDEXED_FILL_MAX_BYTES
+            && 2 * banded > b.items.len();
         b.group_by_node::<true>(self.nodes.len(), move_items, &mut self.slots);
         // Each node's list from its group, in input order.
         let mut perm = std::mem::take(&mut b.perm);
@@ -395,6 +419,7 @@ impl<T> Quadtree<T> {
                 continue;
             }
             let order = &b.order[group.clone()];
+            let ahead = b.order.get(group.start + FILL_AHEAD..).unwrap_or(&[]);
             // Where the group's items lie: moved into node order, or where staged.
             let items = &mut b.items;
             let first = move_items.then_some(group.start);
@@ -409,6 +434,7 @@ impl<T> Quadtree<T> {
                     0..order.len(),
                     items,
                     order,
+                    ahead,
                     first,
                     values_from,
                     &mut value_of,
@@ -418,6 +444,7 @@ impl<T> Quadtree<T> {
                     perm.iter().map(|&k| k as usize),
                     items,
                     order,
+                    ahead,
                     first,
                     values_from,
                     &mut value_of,

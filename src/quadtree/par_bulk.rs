@@ -5,7 +5,8 @@
 
 use rayon::prelude::*;
 
-use super::bulk::{HandlesOut, Staged};
+use super::bulk::{HandlesOut, Staged, FILL_AHEAD};
+use super::simd;
 use super::{BatchError, Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
 
 /// Batches smaller than this are staged and placed on the caller's thread: the same tree,
@@ -253,7 +254,10 @@ impl<T: Send + Sync> Quadtree<T> {
             .enumerate()
             .with_min_len(MIN_NODES_PER_TASK)
             .for_each(|(nd, node)| {
-                let order = &b_ref.order[b_ref.group(nd)];
+                let group = b_ref.group(nd);
+                let order = &b_ref.order[group.clone()];
+                // The items lie scattered: each is requested `FILL_AHEAD` reads early.
+                let ahead = b_ref.order.get(group.start + FILL_AHEAD..).unwrap_or(&[]);
                 let entry = |i: u32| {
                     let staged = &b_ref.items[i as usize];
                     let entry = Entry {
@@ -265,7 +269,15 @@ impl<T: Send + Sync> Quadtree<T> {
                 if node.is_leaf() {
                     // A leaf's list in group order, a block of lanes at a time, as the serial
                     // fill writes it.
-                    node.items.fill_in_order(order.iter().map(|&i| entry(i)));
+                    node.items
+                        .fill_in_order(order.iter().enumerate().map(|(k, &i)| {
+                            if let Some(later) =
+                                ahead.get(k).and_then(|&a| b_ref.items.get(a as usize))
+                            {
+                                simd::prefetch(later);
+                            }
+                            entry(i)
+                        }));
                 } else {
                     // A banded list by pushes, which leave the order the serial fill works
                     // out (without its scratch, which a task would allocate).
