@@ -8,6 +8,10 @@ use super::{
     VisitResult, NULL,
 };
 
+/// How many blocks of the next node's list the pair search requests while it searches a
+/// node: a full leaf of 32 items.
+const PAIR_BLOCKS_AHEAD: usize = 4;
+
 impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
     /// (closed: touching counts); `f` returns `()` to see every pair, or `ControlFlow` to stop
@@ -136,7 +140,16 @@ impl<T> Quadtree<T> {
     {
         let loose = self.config.placement == Placement::Loose;
         let first = nodes.start;
-        for (n, node) in self.nodes[nodes].iter().enumerate().filter(|(_, n)| n.live) {
+        let all = &self.nodes[nodes];
+        for (n, node) in all.iter().enumerate() {
+            // Each list lies apart from the others: the next node's first blocks are
+            // requested while this one is searched.
+            if let Some(next) = all.get(n + 1) {
+                next.items.prefetch_blocks(PAIR_BLOCKS_AHEAD);
+            }
+            if !node.live {
+                continue;
+            }
             let n = (first + n) as u32;
             let items = &node.items;
             let len = items.len() as u64;

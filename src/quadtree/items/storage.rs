@@ -341,6 +341,15 @@ impl<T> ItemList<T> {
         }
     }
 
+    /// Asks the CPU to bring the first `blocks` blocks of lanes into its caches (see
+    /// `simd::prefetch`): a hint only.
+    #[inline(always)]
+    pub(in crate::quadtree) fn prefetch_blocks(&self, blocks: usize) {
+        for block in self.lanes.iter().take(blocks) {
+            simd::prefetch(block);
+        }
+    }
+
     /// Asks the CPU to bring the lanes and the entry at `pos` into its caches, ahead of a
     /// removal or a write there (see `simd::prefetch`): a hint only, and none for a position
     /// past the end.
