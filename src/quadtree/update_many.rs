@@ -48,6 +48,9 @@ const CHUNK: usize = 4096;
 #[cfg(feature = "rayon")]
 const MIN_NODES_PER_TASK: usize = 64;
 
+/// How many moves ahead pass 1 requests the node a move is placed against.
+const NODES_AHEAD: usize = 8;
+
 /// How many moves ahead pass 4 requests the lists a move will touch (and twice as many, its
 /// slot): enough misses in flight to cover a miss's latency.
 const MOVES_AHEAD: usize = 8;
@@ -251,6 +254,16 @@ impl<T> Quadtree<T> {
         out.twice = false;
         let mut in_order = true;
         for (j, (&id, p)) in ids.iter().zip(plan.iter_mut()).enumerate() {
+            // The node each move is placed against, requested `NODES_AHEAD` moves early: the
+            // nodes are few, but the batch's streams push them out of the first caches.
+            if let Some(slot) = ids
+                .get(j + NODES_AHEAD)
+                .and_then(|a| self.slots.get(a.index as usize))
+            {
+                if let Some(node) = self.nodes.get(slot.node as usize) {
+                    simd::prefetch(node);
+                }
+            }
             let i = first + j;
             let rect = rect_of(i);
             // Inside the (finite) world and not inverted is valid; only the rest needs the
