@@ -413,7 +413,13 @@ impl<T> Quadtree<T> {
         b.group_by_node::<true>(self.nodes.len(), move_items, &mut self.slots);
         // Each node's list from its group, in input order.
         let mut perm = std::mem::take(&mut b.perm);
-        for (nd, node) in self.nodes.iter_mut().enumerate() {
+        let mut nodes = self.nodes.iter_mut().enumerate().peekable();
+        while let Some((nd, node)) = nodes.next() {
+            // The next list's room (reserved by the shape, kept from earlier builds) is
+            // requested while this one fills: each list is an allocation of its own.
+            if let Some((_, next)) = nodes.peek_mut() {
+                next.items.prefetch_room();
+            }
             let group = b.group(nd);
             if group.is_empty() {
                 continue;

@@ -7,7 +7,9 @@ use rayon::prelude::*;
 
 use super::bulk::{HandlesOut, Staged, FILL_AHEAD};
 use super::simd;
-use super::{BatchError, Entry, ItemId, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL};
+use super::{
+    BatchError, Entry, ItemId, Node, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL,
+};
 
 /// Batches smaller than this are staged and placed on the caller's thread: the same tree,
 /// without the parallel passes' overhead.
@@ -249,42 +251,51 @@ impl<T: Send + Sync> Quadtree<T> {
         // Stage 4: each node's list from its group, in input order; a list is its node's own,
         // so no two tasks write one place.
         let b_ref = &b;
-        self.nodes
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(MIN_NODES_PER_TASK)
-            .for_each(|(nd, node)| {
-                let group = b_ref.group(nd);
-                let order = &b_ref.order[group.clone()];
-                // The items lie scattered: each is requested `FILL_AHEAD` reads early.
-                let ahead = b_ref.order.get(group.start + FILL_AHEAD..).unwrap_or(&[]);
-                let entry = |i: u32| {
-                    let staged = &b_ref.items[i as usize];
-                    let entry = Entry {
-                        id: staged.key,
-                        value: value_of(i as usize),
-                    };
-                    (staged.rect, entry)
+        let fill = |nd: usize, node: &mut Node<T>| {
+            let group = b_ref.group(nd);
+            let order = &b_ref.order[group.clone()];
+            // The items lie scattered: each is requested `FILL_AHEAD` reads early.
+            let ahead = b_ref.order.get(group.start + FILL_AHEAD..).unwrap_or(&[]);
+            let entry = |i: u32| {
+                let staged = &b_ref.items[i as usize];
+                let entry = Entry {
+                    id: staged.key,
+                    value: value_of(i as usize),
                 };
-                if node.is_leaf() {
-                    // A leaf's list in group order, a block of lanes at a time, as the serial
-                    // fill writes it.
-                    node.items
-                        .fill_in_order(order.iter().enumerate().map(|(k, &i)| {
-                            if let Some(later) =
-                                ahead.get(k).and_then(|&a| b_ref.items.get(a as usize))
-                            {
-                                simd::prefetch(later);
-                            }
-                            entry(i)
-                        }));
-                } else {
-                    // A banded list by pushes, which leave the order the serial fill works
-                    // out (without its scratch, which a task would allocate).
-                    for &i in order {
-                        let (rect, entry) = entry(i);
-                        node.items.push(rect, entry, |_, _| {});
+                (staged.rect, entry)
+            };
+            if node.is_leaf() {
+                // A leaf's list in group order, a block of lanes at a time, as the serial
+                // fill writes it.
+                node.items
+                    .fill_in_order(order.iter().enumerate().map(|(k, &i)| {
+                        if let Some(later) = ahead.get(k).and_then(|&a| b_ref.items.get(a as usize))
+                        {
+                            simd::prefetch(later);
+                        }
+                        entry(i)
+                    }));
+            } else {
+                // A banded list by pushes, which leave the order the serial fill works
+                // out (without its scratch, which a task would allocate).
+                for &i in order {
+                    let (rect, entry) = entry(i);
+                    node.items.push(rect, entry, |_, _| {});
+                }
+            }
+        };
+        // Fixed chunks of nodes, each filled in order, the next list's room requested while
+        // one fills (as `place_staged` does).
+        self.nodes
+            .par_chunks_mut(MIN_NODES_PER_TASK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let mut nodes = chunk.iter_mut().enumerate().peekable();
+                while let Some((k, node)) = nodes.next() {
+                    if let Some((_, next)) = nodes.peek_mut() {
+                        next.items.prefetch_room();
                     }
+                    fill(c * MIN_NODES_PER_TASK + k, node);
                 }
             });
         b.clear_items();
