@@ -46,7 +46,8 @@
 //! min/max, bit mask) and the four edges' cell mapping (subtract, scale, clamp, truncate),
 //! written with the target's vector intrinsics (SSE on x86_64, NEON on aarch64, `simd128` on
 //! wasm32 when enabled), plus an eight-lane AVX block test on x86_64 used only after a
-//! run-time check that the CPU has AVX, and a prefetch hint. Other targets, and any build
+//! run-time check that the CPU has AVX, and a prefetch hint (a request for a cache line,
+//! which never faults and changes no result). Other targets, and any build
 //! with `RUSTFLAGS="--cfg quadstress_portable"`, use a portable form with no unsafe code.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]

@@ -89,6 +89,13 @@
 //!   `out`) runs once over all of them, so a small query pays one mispredicted loop end
 //!   instead of one per list (a list scanned at once, a long one or one with runs, first
 //!   reports what waits). The hits keep their order.
+//! - **Scattered places are requested ahead.** A large tree's lists, slots and nodes lie
+//!   far apart in memory, and where an operation goes from one to the next by index (a
+//!   batch of moves through its slots, a bulk build's fill through the grouping's order, the
+//!   pair search from node to node, a small query to its leaves), each step used to wait
+//!   for its own cache miss. Each of those loops now asks for the places of a few steps
+//!   later (`simd::prefetch`, a hint that never changes a result), so that the misses
+//!   overlap; the measurements are in BENCHMARKS.md ("scattered reads requested ahead").
 //! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
 //!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to
 //!   update), even though they make more rectangle tests.
