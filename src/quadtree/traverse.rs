@@ -158,34 +158,44 @@ impl<T> Quadtree<T> {
     fn prefetch_table_walk(&self, range: CellRange) {
         let deepest = self.cells.deepest();
         for level in (deepest.saturating_sub(1)..=deepest).rev() {
+            let _ = self.table_nodes::<()>(level, range, |n| {
+                simd::prefetch(&self.nodes[n as usize]);
+                ControlFlow::Continue(())
+            });
             let shift = self.config.max_depth - level;
-            let (x0, y0) = (range.x0 >> shift, range.y0 >> shift);
-            let (x1, y1) = (range.x1 >> shift, range.y1 >> shift);
-            let table = self.cells.table(level);
-            for cy in y0..y1 + 1 {
-                let row = (cy << level) as usize;
-                for cx in x0..x1 + 1 {
-                    let n = table[row | cx as usize];
-                    if n != NULL {
-                        simd::prefetch(&self.nodes[n as usize]);
-                    }
-                }
-            }
-            if x0 == x1 && y0 == y1 {
+            if range.x0 >> shift == range.x1 >> shift && range.y0 >> shift == range.y1 >> shift {
                 break;
             }
         }
-        let shift = self.config.max_depth - deepest;
-        let table = self.cells.table(deepest);
-        for cy in range.y0 >> shift..(range.y1 >> shift) + 1 {
-            let row = (cy << deepest) as usize;
-            for cx in range.x0 >> shift..(range.x1 >> shift) + 1 {
+        let _ = self.table_nodes::<()>(deepest, range, |n| {
+            self.nodes[n as usize].items.prefetch_blocks(4);
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// Calls `f` with the node of every cell of `level` in `range` that has one, row by row
+    /// (`level` at most the deepest in use, whose table is whole).
+    #[inline(always)]
+    fn table_nodes<B>(
+        &self,
+        level: u8,
+        range: CellRange,
+        mut f: impl FnMut(u32) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        let shift = self.config.max_depth - level;
+        let (x0, y0) = (range.x0 >> shift, range.y0 >> shift);
+        let (x1, y1) = (range.x1 >> shift, range.y1 >> shift);
+        let table = self.cells.table(level);
+        for cy in y0..y1 + 1 {
+            let row = (cy << level) as usize;
+            for cx in x0..x1 + 1 {
                 let n = table[row | cx as usize];
                 if n != NULL {
-                    self.nodes[n as usize].items.prefetch_blocks(4);
+                    f(n)?;
                 }
             }
         }
+        ControlFlow::Continue(())
     }
 
     /// [`walk_table`](Self::walk_table) under exact placement, deepest level first. The levels
@@ -208,16 +218,7 @@ impl<T> Quadtree<T> {
             if x0 == x1 && y0 == y1 {
                 break (x0, y0);
             }
-            let table = self.cells.table(level);
-            for cy in y0..y1 + 1 {
-                let row = (cy << level) as usize;
-                for cx in x0..x1 + 1 {
-                    let n = table[row | cx as usize];
-                    if n != NULL {
-                        f(&self.nodes[n as usize])?;
-                    }
-                }
-            }
+            self.table_nodes(level, range, |n| f(&self.nodes[n as usize]))?;
             // Level 0 is a single cell, so the loop ends there at the latest.
             level -= 1;
         };
