@@ -46,8 +46,8 @@ pub(super) fn hits8(
 
 /// Asks the CPU to bring the two cache lines from `block` on into its caches, without
 /// waiting for them: ahead of a test, a whole block of lanes (128 bytes aligned to a line);
-/// ahead of a batch's scattered reads and writes, a slot, an entry or a move's plan and what
-/// follows it. A hint only: no effect on any result.
+/// ahead of scattered reads and writes, a node, a slot, an entry, a staged item, a move's
+/// plan or a list's room, and what follows it. A hint only: no effect on any result.
 #[inline(always)]
 pub(super) fn prefetch<T>(block: &T) {
     #[cfg(all(target_arch = "x86_64", not(quadstress_portable)))]

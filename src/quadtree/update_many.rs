@@ -20,12 +20,12 @@
 //! 4. in batch order, on one thread: the changes of group, then the changes of node, as
 //!    [`Quadtree::update`] would do them.
 //!
-//! Passes 3 and 4 read and write where slots point, which in a large tree is a cache miss
-//! per access (pass 3 reads each entry's plan by its slot; a change of node touches its
-//! slot, two places in its old list, the end of its new one and the slot of the entry that
-//! fills its hole). Both request those places some entries or moves ahead (a prefetch, a
-//! hint that changes nothing), so that the misses overlap instead of coming one after the
-//! other: pass 4 is serial, so at a million items this is what limits two threads most.
+//! Passes 1, 3 and 4 read and write where slots point, which in a large tree is a cache miss
+//! per access (pass 1 reads each move's node; pass 3 each entry's plan by its slot; a change
+//! of node touches its slot, two places in its old list and the end of its new one). Each
+//! requests those places some moves or entries ahead (a prefetch, a hint that changes
+//! nothing), so that the misses overlap instead of coming one after the other: pass 4 is
+//! serial, so at a million items this is what limits two threads most.
 //!
 //! A refused move stops the batch after pass 1, before any write; a batch that names a
 //! handle twice goes one `update` at a time, in order, from there. What each pass does

@@ -311,24 +311,14 @@ impl<T> ItemList<T> {
             return;
         }
         let mut rewritten = false;
-        for e in self.entries.iter().take(2 * W) {
-            ahead(e.id.index);
-        }
-        for (b, (lanes, entries)) in self
-            .lanes
-            .iter_mut()
-            .zip(self.entries.chunks(W))
-            .enumerate()
-        {
-            for e in self
-                .entries
-                .get((b + 2) * W..)
-                .unwrap_or(&[])
-                .iter()
-                .take(W)
-            {
-                ahead(e.id.index);
-            }
+        // The entries two blocks on, announced one block at a time.
+        let mut announced = self.entries.iter();
+        announced
+            .by_ref()
+            .take(2 * W)
+            .for_each(|e| ahead(e.id.index));
+        for (lanes, entries) in self.lanes.iter_mut().zip(self.entries.chunks(W)) {
+            announced.by_ref().take(W).for_each(|e| ahead(e.id.index));
             for (k, e) in entries.iter().enumerate() {
                 if let Some(r) = new_rect(e.id.index) {
                     lanes.set(k, &r);
@@ -346,11 +336,19 @@ impl<T> ItemList<T> {
     /// leaf's size writes. A hint only.
     #[inline(always)]
     pub(in crate::quadtree) fn prefetch_room(&mut self) {
-        for block in self.lanes.spare_capacity_mut().iter().take(4) {
+        const LEAF: usize = 4 * W;
+        for block in self.lanes.spare_capacity_mut().iter().take(LEAF / W) {
             simd::prefetch(block);
         }
-        // Two lines per request, entries of about a dozen bytes: every tenth.
-        for entry in self.entries.spare_capacity_mut().iter().step_by(10).take(4) {
+        // Two lines (128 bytes) per request: as many entries apart as fit in them.
+        let apart = (128 / std::mem::size_of::<Entry<T>>()).max(1);
+        for entry in self
+            .entries
+            .spare_capacity_mut()
+            .iter()
+            .step_by(apart)
+            .take(LEAF.div_ceil(apart))
+        {
             simd::prefetch(entry);
         }
     }
