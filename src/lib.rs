@@ -36,7 +36,7 @@
 //! ## Features
 //! With its default features the crate has no dependencies at all.
 //! - `rayon` (off by default): the `par_` forms, `Quadtree::par_pairs`,
-//!   `Quadtree::par_update_many`, `Quadtree::par_insert_many` and
+//!   `Quadtree::par_update_many`, `Quadtree::par_update_all`, `Quadtree::par_insert_many` and
 //!   `Quadtree::par_for_each_node_items`: the pair search, batch moves, bulk inserts and
 //!   node walk on every core, with the same answer on any thread count.
 //!
@@ -63,7 +63,8 @@ mod quadtree;
 #[cfg(feature = "rayon")]
 pub use quadtree::PairWorkspace;
 pub use quadtree::{
-    BatchError, CollidingWith, Config, InCircle, InRect, InvariantError, ItemId, ItemMut, ItemRef,
-    Iter, IterMut, NodeInfo, NodeItems, Nodes, Placement, Quadtree, QuadtreeError, QueryCounts,
-    Rect, TreeStats, UpdateWorkspace, VisitResult, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY,
+    BatchError, CollidingWith, Config, InCircle, InRect, InvariantError, ItemError, ItemId,
+    ItemMut, ItemRef, Iter, IterMut, NodeInfo, NodeItems, Nodes, Placement, Quadtree,
+    QuadtreeError, QueryCounts, Rect, TreeStats, UpdateWorkspace, VisitResult, MAX_DEPTH,
+    MAX_ITEMS, MAX_LEAF_CAPACITY,
 };

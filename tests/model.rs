@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use quadstress::{oracle, BatchError, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect};
+use quadstress::{
+    oracle, BatchError, Config, ItemError, ItemId, ItemRef, Placement, Quadtree, QuadtreeError,
+    Rect,
+};
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 80.0);
 
@@ -61,6 +64,13 @@ enum Op {
     /// `update_many` (bit for bit) and against one `update` each (the same nodes holding the
     /// same items), both on clones.
     UpdateMany(Vec<(usize, Rect)>, usize),
+    /// Moves every item at once (`update_all`; with a thread count from 1 to 3,
+    /// `par_update_all` on a pool of that many threads): the item whose payload is `v` takes
+    /// entry `v` (modulo) of the list, a step or a jump. With `true`, the item of the
+    /// smallest payload gets a NaN rectangle, which must refuse the walk and change nothing.
+    /// Checked against `update_all` (bit for bit) and one `update` each (the same nodes
+    /// holding the same items), both on clones.
+    UpdateAll(Vec<(f32, f32, Option<Rect>)>, bool, usize),
     /// Clones the tree and inserts the rectangle into both: each refuses the other's new
     /// handle. With `true` the clone goes on as the tree.
     CloneApart(Rect, bool),
@@ -81,7 +91,14 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::Restore),
         3 => (prop::collection::vec((any::<usize>(), rect()), 0..12), 0usize..4).prop_map(|(m, t)| Op::UpdateMany(m, t)),
         2 => (rect(), any::<bool>()).prop_map(|(r, k)| Op::CloneApart(r, k)),
+        2 => (prop::collection::vec(all_move(rect()), 1..8), prop::bool::weighted(0.2), 0usize..4).prop_map(|(m, b, t)| Op::UpdateAll(m, b, t)),
     ]
+}
+
+/// One entry of [`Op::UpdateAll`]: mostly a small step, sometimes a jump to `jump`.
+fn all_move(jump: impl Strategy<Value = Rect>) -> impl Strategy<Value = (f32, f32, Option<Rect>)> {
+    let step = (-8..=8).prop_map(|v| v as f32 * 0.125);
+    (step.clone(), step, prop::option::weighted(0.2, jump))
 }
 
 #[derive(Clone, Debug)]
@@ -102,6 +119,18 @@ fn probe() -> impl Strategy<Value = Probe> {
     ]
 }
 
+/// A pool of `threads` threads, from 1 to 3, made once per test binary.
+#[cfg(feature = "rayon")]
+fn pool(threads: usize) -> &'static rayon::ThreadPool {
+    static POOLS: [OnceLock<rayon::ThreadPool>; 3] = [const { OnceLock::new() }; 3];
+    POOLS[threads - 1].get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+    })
+}
+
 /// `insert_many` of `batch`, or with `threads` from 1 to 3, `par_insert_many` on a pool of
 /// that many threads, checked against `insert_many` on a clone: the same result, the same
 /// handles, the same tree node for node and item for item.
@@ -112,19 +141,13 @@ fn bulk_insert(
     threads: usize,
     ids: &mut Vec<ItemId>,
 ) -> Result<Result<usize, BatchError>, TestCaseError> {
-    static POOLS: [OnceLock<rayon::ThreadPool>; 3] = [const { OnceLock::new() }; 3];
     if threads == 0 {
         return Ok(tree.insert_many(batch.iter().copied(), ids));
     }
     let mut serial = tree.clone();
     let mut serial_ids = Vec::new();
     let serial_result = serial.insert_many(batch.iter().copied(), &mut serial_ids);
-    let pool = POOLS[threads - 1].get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("a thread pool")
-    });
+    let pool = pool(threads);
     let result =
         pool.install(|| tree.par_insert_many(batch.len(), |i| batch[i].0, |i| batch[i].1, ids));
     prop_assert_eq!(result, serial_result);
@@ -208,13 +231,7 @@ fn batch_update(
     let mut ws = quadstress::UpdateWorkspace::new();
     #[cfg(feature = "rayon")]
     if threads > 0 {
-        static POOLS: [OnceLock<rayon::ThreadPool>; 3] = [const { OnceLock::new() }; 3];
-        let pool = POOLS[threads - 1].get_or_init(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("a thread pool")
-        });
+        let pool = pool(threads);
         pool.install(|| tree.par_update_many(ids, |k| rects[k], &mut ws))
             .map_err(|e| TestCaseError::fail(format!("{e}")))?;
     }
@@ -239,6 +256,52 @@ fn batch_update(
         "one update each differs"
     );
     Ok(())
+}
+
+/// `update_all` of `new_rect` on `tree`, or with `threads` from 1 to 3, `par_update_all` on a
+/// pool of that many threads; checked against `update_all` on a clone (the same result, the
+/// same tree, in order) and, unless refused, one `update` each on another (the same nodes
+/// holding the same items).
+fn all_update(
+    tree: &mut Quadtree<u32>,
+    new_rect: &(dyn Fn(ItemRef<'_, u32>) -> Rect + Sync),
+    threads: usize,
+) -> Result<Result<(), ItemError>, TestCaseError> {
+    let mut serial = tree.clone();
+    let mut one_by_one = tree.clone();
+    let mut ws = quadstress::UpdateWorkspace::new();
+    let done = match threads {
+        #[cfg(feature = "rayon")]
+        1..=3 => {
+            let pool = pool(threads);
+            pool.install(|| tree.par_update_all(new_rect, &mut ws))
+        }
+        _ => tree.update_all(new_rect, &mut ws),
+    };
+    let serial_done = serial.update_all(new_rect, &mut ws);
+    // Each tree has its own handles: compare the slots.
+    let slot = |r: Result<(), ItemError>| r.map_err(|e| (e.id.index(), e.error));
+    prop_assert_eq!(slot(done), slot(serial_done));
+    prop_assert_eq!(
+        layout(tree),
+        layout(&serial),
+        "par_update_all and update_all differ"
+    );
+    if done.is_ok() {
+        let moves: Vec<(ItemId, Rect)> = one_by_one.iter().map(|i| (i.id, new_rect(i))).collect();
+        for (id, r) in moves {
+            one_by_one.update(id, r).unwrap();
+        }
+        prop_assert_eq!(
+            node_set(tree),
+            node_set(&one_by_one),
+            "one update each differs"
+        );
+    }
+    if let Err(e) = tree.validate() {
+        return Err(TestCaseError::fail(format!("after update_all: {e}")));
+    }
+    Ok(done)
 }
 
 fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
@@ -477,6 +540,7 @@ fn straddler_op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Restore),
         2 => (prop::collection::vec((any::<usize>(), straddler()), 0..40), 0usize..4).prop_map(|(m, t)| Op::UpdateMany(m, t)),
         1 => (straddler(), any::<bool>()).prop_map(|(r, k)| Op::CloneApart(r, k)),
+        2 => (prop::collection::vec(all_move(straddler()), 1..8), prop::bool::weighted(0.1), 0usize..4).prop_map(|(m, b, t)| Op::UpdateAll(m, b, t)),
     ]
 }
 
@@ -692,6 +756,35 @@ fn run_case(
                         batch_update(&mut tree, &ids, &rects, threads)?;
                         for (id, r) in ids.iter().zip(rects) {
                             model.get_mut(id).unwrap().0 = r;
+                        }
+                    }
+                }
+                Op::UpdateAll(moves, bad, threads) => {
+                    let to = |v: u32, r: Rect| match moves[v as usize % moves.len()] {
+                        (_, _, Some(jump)) => moved(jump, off),
+                        (dx, dy, None) => moved(r, (dx, dy)),
+                    };
+                    let refused = if bad {
+                        model.values().map(|(_, v)| *v).min()
+                    } else {
+                        None
+                    };
+                    let new_rect = |item: ItemRef<'_, u32>| {
+                        if Some(*item.value) == refused {
+                            Rect::new(f32::NAN, 0.0, 1.0, 1.0)
+                        } else {
+                            to(*item.value, item.rect)
+                        }
+                    };
+                    let before = layout(&tree);
+                    let done = all_update(&mut tree, &new_rect, threads)?;
+                    if refused.is_some() {
+                        prop_assert_eq!(done.map_err(|e| e.error), Err(QuadtreeError::NonFinite));
+                        prop_assert_eq!(layout(&tree), before, "a refused walk changed the tree");
+                    } else {
+                        prop_assert!(done.is_ok());
+                        for (r, v) in model.values_mut() {
+                            *r = to(*v, *r);
                         }
                     }
                 }

@@ -5,7 +5,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use quadstress::{
-    BatchError, Config, ItemId, PairWorkspace, Placement, Quadtree, QuadtreeError, Rect,
+    BatchError, Config, ItemError, ItemId, PairWorkspace, Placement, Quadtree, QuadtreeError, Rect,
     UpdateWorkspace, MAX_DEPTH, MAX_ITEMS,
 };
 use quadstress_fuzz::{
@@ -48,6 +48,10 @@ enum Op {
     /// (the same nodes holding the same items) and, run on another clone, against
     /// `par_update_many` (the same tree, order included).
     UpdateManySerial(Vec<(u16, R)>),
+    /// `update_all`: the item whose payload is `v` moves to entry `v` (modulo) of the list;
+    /// the first refused rectangle in the tree's order is reported and nothing changes.
+    /// Checked against `par_update_all` on a clone (the same result and tree, order included).
+    UpdateAll(Vec<R>),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -291,6 +295,37 @@ fuzz_target!(|input: Input| {
                 assert_eq!(as_set(&one_by_one), as_set(&tree), "one update each");
                 for (&i, r) in picked.iter().zip(&rects) {
                     model[i].1 = *r;
+                }
+            }
+            Op::UpdateAll(moves) => {
+                if moves.is_empty() {
+                    continue;
+                }
+                let rects: Vec<Rect> = moves.iter().map(|r| r.get(&world)).collect();
+                let to = |v: u32| rects[v as usize % rects.len()];
+                let refused = tree.iter().find_map(|i| {
+                    rect_error(&to(*i.value)).map(|error| ItemError { id: i.id, error })
+                });
+                let before = layout(&tree);
+                let mut parallel = tree.clone();
+                let mut ws = UpdateWorkspace::new();
+                let got = tree.update_all(|i| to(*i.value), &mut ws);
+                let got_parallel = parallel.par_update_all(|i| to(*i.value), &mut ws);
+                assert_eq!(got, refused.map_or(Ok(()), Err));
+                // The clone's handles are its own: compare the slots.
+                let slot = |r: Result<(), ItemError>| r.map_err(|e| (e.id.index(), e.error));
+                assert_eq!(slot(got_parallel), slot(got));
+                assert_eq!(layout(&parallel), layout(&tree), "par_update_all");
+                if refused.is_some() {
+                    assert_eq!(
+                        layout(&tree),
+                        before,
+                        "a refused update_all changed the tree"
+                    );
+                } else {
+                    for (_, r, v) in &mut model {
+                        *r = to(*v);
+                    }
                 }
             }
             Op::Clone(r, keep) => {

@@ -697,6 +697,17 @@ fn queries_10x10() -> bool {
     agree(p, &counts)
 }
 
+/// How the moving rows move the tree's boxes.
+#[derive(Clone, Copy)]
+enum Moves {
+    /// `update_many` of every handle.
+    Batch,
+    /// One `update` per handle.
+    Each,
+    /// `update_all`, each box found by its payload.
+    All,
+}
+
 /// 100,000 boxes of side 2 moving up to 0.5 per axis per frame, each at its own constant
 /// velocity (`moving`) or on a random walk with a fresh step each frame (`moving_walk`):
 /// update all (the tree in one batch, and one by one), then all pairs.
@@ -721,21 +732,29 @@ fn moving(p: &str, motion: impl Fn() -> workloads::Motion) -> bool {
     };
     // The tree: built once, then moved in place. Every box moves each frame, so the tree
     // takes them as one batch on this thread (`update_many`), as a caller moving
-    // everything would; the same frames with one `update` per box follow.
+    // everything would; the same frames with one `update` per box follow, then with
+    // `update_all` (each box's rectangle looked up by its payload, its index).
     let mut ws = UpdateWorkspace::new();
     let trees = tree_configs()
         .into_iter()
-        .map(|(label, config)| (label, config, true))
-        .chain([("tree_update_each", Config::default(), false)]);
-    for (label, config, batch) in trees {
+        .map(|(label, config)| (label, config, Moves::Batch))
+        .chain([
+            ("tree_update_each", Config::default(), Moves::Each),
+            ("tree_update_all", Config::default(), Moves::All),
+        ]);
+    for (label, config, moves) in trees {
         let (mut tree, ids) = build(world, config, &start);
         let (times, total) = run(&mut |rects| {
-            if batch {
-                tree.update_many(&ids, |i| rects[i], &mut ws).unwrap();
-            } else {
-                for (id, r) in ids.iter().zip(rects) {
-                    tree.update(*id, *r).unwrap();
+            match moves {
+                Moves::Batch => tree.update_many(&ids, |i| rects[i], &mut ws).unwrap(),
+                Moves::Each => {
+                    for (id, r) in ids.iter().zip(rects) {
+                        tree.update(*id, *r).unwrap();
+                    }
                 }
+                Moves::All => tree
+                    .update_all(|item| rects[*item.value as usize], &mut ws)
+                    .unwrap(),
             }
             tree_pairs(&tree)
         });

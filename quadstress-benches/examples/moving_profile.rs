@@ -1,7 +1,8 @@
 //! A driver for the moving workloads: 100,000 boxes of side 2 at constant density (the table
 //! bench's `moving` rows in shape), each frame moved on (`MOTION=walk`, the default: a fresh
 //! random step up to 0.5 per axis; `MOTION=velocity`: each at its own constant velocity),
-//! then the tree's (built in bulk) `update_many` of every box (`EACH=1`: one `update` each) and its
+//! then the tree's (built in bulk) `update_many` of every box (`EACH=1`: one `update` each; `ALL=1`: `update_all`, each box's
+//! rectangle looked up by its payload) and its
 //! `for_each_pair`, timed apart; then the bench's grid (`baselines::UniformGrid`, cells of
 //! `GRID`, default 4.04) rebuilt and searched on the same frames. Prints the medians over
 //! `FRAMES` frames (default 30) and the tree's total over the grid's, after checking that
@@ -29,6 +30,7 @@ fn main() {
     let frames: usize = std::env::var("FRAMES").map_or(30, |v| v.parse().unwrap());
     let walk = std::env::var("MOTION").map_or(true, |m| m == "walk");
     let each = std::env::var("EACH").is_ok();
+    let all = std::env::var("ALL").is_ok();
     let (world, start) = workloads::constant_density(n, 77);
     let motion = || {
         if walk {
@@ -55,6 +57,9 @@ fn main() {
             for (id, r) in ids.iter().zip(&rects) {
                 tree.update(*id, *r).unwrap();
             }
+        } else if all {
+            tree.update_all(|item| rects[*item.value as usize], &mut ws)
+                .unwrap();
         } else {
             tree.update_many(&ids, |i| rects[i], &mut ws).unwrap();
         }

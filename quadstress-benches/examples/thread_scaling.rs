@@ -1,6 +1,6 @@
 //! A driver for thread scaling: `par_pairs` among 100,000 and 1,000,000 boxes of side 2 at
 //! constant density, and `par_update_many` of 1,000,000 such boxes each taking a random-walk
-//! step (up to 0.5 per axis), on a pool of 1 and of 2 threads (or `THREADS=a,b,...`).
+//! step (up to 0.5 per axis), and the same with `par_update_all`, on a pool of 1 and of 2 threads (or `THREADS=a,b,...`).
 //! The thread counts alternate within each round (the order flips every round), so that a
 //! change in what else runs on the machine falls on all of them alike; each figure is the
 //! median of `REPS` (default 7) runs, and the last lines give each count's median over the
@@ -81,6 +81,7 @@ fn main() {
         n => workloads::constant_density(n, n as u64),
     };
     let (mut moving, ids) = built(wm, &rm);
+    let (mut moving_all, _) = built(wm, &rm);
     let mut stepped = rm.clone();
     workloads::Motion::walk(0.5, 5).advance(&wm, &mut stepped);
     let frames = [stepped, rm];
@@ -93,6 +94,7 @@ fn main() {
         "par_pairs.100000",
         "par_pairs.1000000",
         "par_update_many.1000000",
+        "par_update_all.1000000",
     ];
     let mut rows = vec![vec![Vec::new(); threads.len()]; tasks.len()];
     for round in 0..rounds {
@@ -123,22 +125,34 @@ fn main() {
                 pool.install(|| moving.par_update_many(&ids, |i| rects[i], &mut uws))
                     .unwrap();
             });
-            for (row, t) in rows.iter_mut().zip([a, b, c]) {
+            // The same frames, each box's rectangle looked up by its payload.
+            let d = median(reps, || {
+                let rects = &frames[f % 2];
+                f += 1;
+                pool.install(|| {
+                    moving_all.par_update_all(|item| rects[*item.value as usize], &mut uws)
+                })
+                .unwrap();
+            });
+            for (row, t) in rows.iter_mut().zip([a, b, c, d]) {
                 row[k].push(t);
             }
             println!(
-                "round {round} threads {:>2}: {} {:.3} ms, {} {:.3} ms, {} {:.3} ms",
+                "round {round} threads {:>2}: {} {:.3} ms, {} {:.3} ms, {} {:.3} ms, {} {:.3} ms",
                 threads[k],
                 tasks[0],
                 a.as_secs_f64() * 1e3,
                 tasks[1],
                 b.as_secs_f64() * 1e3,
                 tasks[2],
-                c.as_secs_f64() * 1e3
+                c.as_secs_f64() * 1e3,
+                tasks[3],
+                d.as_secs_f64() * 1e3
             );
         }
     }
     assert!(moving.validate().is_ok());
+    assert!(moving_all.validate().is_ok());
     for (task, row) in tasks.iter().zip(&rows) {
         let sorted: Vec<Vec<f64>> = row
             .iter()

@@ -27,6 +27,8 @@
 //! - `par_pairs` (feature `rayon`): the pair search over fixed chunks of nodes on every core;
 //! - `update_many`: many moves at once, planned, then rewritten in place (on every core with
 //!   feature `rayon`);
+//! - `update_all`: every item moved at once, by a function of the item, in one walk over the
+//!   lists in their own order (on every core with feature `rayon`);
 //! - `bulk`: rebuilding from many items at once;
 //! - `par_bulk` (feature `rayon`): the same rebuild on every core, the same tree on any
 //!   thread count;
@@ -156,6 +158,7 @@ mod query_mut;
 mod simd;
 mod slots;
 mod traverse;
+mod update_all;
 mod update_many;
 mod validate;
 mod visit;
@@ -175,6 +178,7 @@ pub use query::QueryCounts;
 pub use query_iter::{CollidingWith, InCircle, InRect};
 pub use query_mut::{ItemMut, IterMut};
 pub use slots::{ItemId, ItemRef};
+pub use update_all::ItemError;
 pub use update_many::{BatchError, UpdateWorkspace};
 pub use validate::InvariantError;
 pub use visit::VisitResult;
@@ -230,9 +234,11 @@ pub use visit::VisitResult;
 /// - **`query_*`** appends to the caller's `Vec` (never clears it) and returns how many it
 ///   appended; reuse the `Vec` to allocate nothing.
 /// - **Batches**: [`insert_many`](Self::insert_many) and [`update_many`](Self::update_many)
-///   are all or nothing, and their [`BatchError`] names the first refused item.
+///   are all or nothing, and their [`BatchError`] names the first refused item;
+///   [`update_all`](Self::update_all) moves every item to a rectangle computed from the item,
+///   all or nothing too, its [`ItemError`] naming the first refused item's handle.
 /// - **`par_*`** (feature `rayon`) is the parallel form of the name it prefixes
-///   (`par_insert_many`, `par_update_many`, `par_for_each_node_items`), and `par_pairs` the
+///   (`par_insert_many`, `par_update_many`, `par_update_all`, `par_for_each_node_items`), and `par_pairs` the
 ///   pair search, mapped into a `PairWorkspace` (appended, like every `out`). Each gives the
 ///   same answer on any thread count.
 ///
@@ -263,7 +269,7 @@ pub use visit::VisitResult;
 /// - `update` within the same node: O(1); to another node: as remove plus insert, without
 ///   any search;
 /// - `update_many`: O(batch) checks and placements, then as `update` for each move that
-///   changes node;
+///   changes node; `update_all` the same with O(items) for the walk over every list;
 /// - region queries: O(D + k) node visits for a small query region, where k is the items
 ///   found, plus the items held in the visited nodes;
 /// - nearest: about O(D + k) node visits on evenly spread data, O(log k) per candidate;

@@ -225,9 +225,23 @@ impl<T> Quadtree<T> {
         }
     }
 
-    /// Whether an item of place `p` belongs in `node` as the tree stands.
+    /// [`Grid::fits`] of the tree's grid.
     #[inline]
     pub(super) fn fits(&self, node: &Node<T>, p: Place) -> bool {
+        Grid::fits(node, p)
+    }
+
+    /// [`Grid::still_fits`] of the tree's grid.
+    #[inline(always)]
+    pub(super) fn still_fits(&self, node: &Node<T>, r: &Rect, inside: bool) -> bool {
+        self.grid.still_fits(node, r, inside)
+    }
+}
+
+impl Grid {
+    /// Whether an item of place `p` belongs in `node` as the tree stands.
+    #[inline]
+    pub(super) fn fits<T>(node: &Node<T>, p: Place) -> bool {
         if p.level < node.level {
             return false;
         }
@@ -243,12 +257,12 @@ impl<T> Quadtree<T> {
     /// the rectangle's level first: the level is at or below the node's exactly when both
     /// edges of each axis share the node's cell there.
     #[inline(always)]
-    pub(super) fn still_fits(&self, node: &Node<T>, r: &Rect, inside: bool) -> bool {
-        if !inside || self.grid.is_loose() {
-            return self.fits(node, self.place_of(r));
+    pub(super) fn still_fits<T>(&self, node: &Node<T>, r: &Rect, inside: bool) -> bool {
+        if !inside || self.is_loose() {
+            return Self::fits(node, self.place_of(r));
         }
         let c = self.cell_range(r);
-        let s = u32::from(self.config.max_depth.saturating_sub(node.level));
+        let s = u32::from(self.max_depth.saturating_sub(node.level));
         let same = (c.x0 >> s == node.cx)
             & (c.x1 >> s == node.cx)
             & (c.y0 >> s == node.cy)

@@ -38,6 +38,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 #[cfg(feature = "rayon")]
 use rayon::prelude::*;
 
+use super::update_all::NodeChunkPlan;
 use super::{simd, ItemId, Node, Quadtree, QuadtreeError, Rect};
 
 /// Moves per task: a move is a few dozen instructions, and each chunk keeps two short lists
@@ -100,6 +101,8 @@ struct ChunkPlan {
 #[derive(Debug, Default)]
 pub struct UpdateWorkspace {
     plan: Vec<Planned>,
+    /// `update_all`'s plan, per chunk of nodes.
+    pub(super) node_chunks: Vec<NodeChunkPlan>,
     chunks: Vec<ChunkPlan>,
     /// Per slot, the batch index of a move of that slot's handle (this batch's, or older).
     stamps: Vec<AtomicU32>,
@@ -366,32 +369,40 @@ impl<T> Quadtree<T> {
             let slot = self.slots[index as usize];
             self.rewrite(index, slot.node, slot.pos, plan[i as usize].rect);
         }
-        // Checked in pass 1, and no handle comes twice: each slot is still live. Each move
-        // misses the caches several times over (its slot, its old list where it leaves and
-        // at the end, the list it joins), one after the other, and the moves are few and
-        // scattered: the slots of the moves `2 * MOVES_AHEAD` on, then the lists of those
-        // `MOVES_AHEAD` on, are requested early, so that their misses overlap.
+        // Checked in pass 1, and no handle comes twice: each slot is still live.
         let moves = chunks.iter().flat_map(|c| &c.moves);
+        self.move_each(moves.map(|&i| (ids[i as usize].index, plan[i as usize].rect)));
+        Ok(())
+    }
+
+    /// Moves the item of each slot index to its rectangle, in order, as `update` would (the
+    /// changes of node of pass 4). Each slot must be live, each rectangle checked, and no
+    /// slot may come twice. Each move misses the caches several times over (its slot, its
+    /// old list where it leaves and at the end, the list it joins), one after the other, and
+    /// the moves are few and scattered: the slots of the moves `2 * MOVES_AHEAD` on, then the
+    /// lists of those `MOVES_AHEAD` on, are requested early, so that their misses overlap.
+    pub(super) fn move_each<I>(&mut self, moves: I)
+    where
+        I: Iterator<Item = (u32, Rect)> + Clone,
+    {
         let mut slots_ahead = moves.clone();
         let mut lists_ahead = moves.clone();
-        for &i in slots_ahead.by_ref().take(2 * MOVES_AHEAD) {
-            self.slots.prefetch(ids[i as usize].index);
+        for (index, _) in slots_ahead.by_ref().take(2 * MOVES_AHEAD) {
+            self.slots.prefetch(index);
         }
-        for &i in lists_ahead.by_ref().take(MOVES_AHEAD) {
-            self.prefetch_move(ids[i as usize].index, &plan[i as usize].rect);
+        for (index, rect) in lists_ahead.by_ref().take(MOVES_AHEAD) {
+            self.prefetch_move(index, &rect);
         }
-        for &i in moves {
-            if let Some(&j) = slots_ahead.next() {
-                self.slots.prefetch(ids[j as usize].index);
+        for (index, rect) in moves {
+            if let Some((j, _)) = slots_ahead.next() {
+                self.slots.prefetch(j);
             }
-            if let Some(&j) = lists_ahead.next() {
-                self.prefetch_move(ids[j as usize].index, &plan[j as usize].rect);
+            if let Some((j, r)) = lists_ahead.next() {
+                self.prefetch_move(j, &r);
             }
-            let index = ids[i as usize].index;
             let slot = self.slots[index as usize];
-            self.move_checked(index, slot, plan[i as usize].rect);
+            self.move_checked(index, slot, rect);
         }
-        Ok(())
     }
 }
 
@@ -445,6 +456,7 @@ impl<T: Send + Sync> Quadtree<T> {
             plan,
             chunks: outs,
             stamps,
+            ..
         } = ws;
         let this = &*self;
         plan[..ids.len()]

@@ -331,6 +331,53 @@ impl<T> ItemList<T> {
         }
     }
 
+    /// Rewrites in place the rectangle of each entry from `rects`, one per entry in list
+    /// order, except those whose `min_x` is NaN (which no stored rectangle has: the entries
+    /// that go elsewhere), then recomputes the bands. As for
+    /// [`rewrite_each`](Self::rewrite_each), each new rectangle must keep its entry's group.
+    ///
+    /// # Panics
+    /// If `rects` holds fewer rectangles than the list has entries.
+    #[inline]
+    pub(in crate::quadtree) fn rewrite_from(&mut self, rects: &[Rect]) {
+        let rects = &rects[..self.entries.len()];
+        if self.runs.is_some() {
+            for (p, r) in rects.iter().enumerate() {
+                if !r.min_x.is_nan() {
+                    self.lanes[p / W].set(p % W, r);
+                    self.note(p);
+                }
+            }
+        } else {
+            for (lanes, block) in self.lanes.iter_mut().zip(rects.chunks(W)) {
+                for (k, r) in block.iter().enumerate() {
+                    if !r.min_x.is_nan() {
+                        lanes.set(k, r);
+                    }
+                }
+            }
+        }
+        if self.banded() {
+            self.refresh_bands();
+        }
+    }
+
+    /// Writes `rect` over the rectangle of the entry at `pos`, which it must keep in its group
+    /// (see [`keeps_group`](Self::keeps_group)), and returns the rectangle it replaced. The
+    /// bands are left as they were: after a series of these,
+    /// [`refresh_bands`](Self::refresh_bands) makes them right.
+    ///
+    /// # Panics
+    /// If `pos` is out of bounds.
+    #[inline(always)]
+    pub(in crate::quadtree) fn replace_in_group(&mut self, pos: usize, rect: &Rect) -> Rect {
+        let lanes = &mut self.lanes[pos / W];
+        let old = lanes.get(pos % W);
+        lanes.set(pos % W, rect);
+        self.note(pos);
+        old
+    }
+
     /// Asks the CPU to bring the room past the list's end into its caches, ahead of a fill
     /// (see `simd::prefetch`): the first blocks of lanes and entries a list of a full
     /// leaf's size writes. A hint only.
@@ -349,6 +396,17 @@ impl<T> ItemList<T> {
             .step_by(apart)
             .take(LEAF.div_ceil(apart))
         {
+            simd::prefetch(entry);
+        }
+    }
+
+    /// Asks the CPU to bring the first `n` entries into its caches (see `simd::prefetch`): a
+    /// hint only.
+    #[inline(always)]
+    pub(in crate::quadtree) fn prefetch_entries(&self, n: usize) {
+        // Two lines (128 bytes) per request: as many entries apart as fit in them.
+        let apart = (128 / std::mem::size_of::<Entry<T>>()).max(1);
+        for entry in self.entries.iter().take(n).step_by(apart) {
             simd::prefetch(entry);
         }
     }
