@@ -238,9 +238,9 @@ pub use visit::VisitResult;
 ///   [`update_all`](Self::update_all) moves every item to a rectangle computed from the item,
 ///   all or nothing too, its [`ItemError`] naming the first refused item's handle.
 /// - **`par_*`** (feature `rayon`) is the parallel form of the name it prefixes
-///   (`par_insert_many`, `par_update_many`, `par_update_all`, `par_for_each_node_items`), and `par_pairs` the
-///   pair search, mapped into a `PairWorkspace` (appended, like every `out`). Each gives the
-///   same answer on any thread count.
+///   (`par_insert_many`, `par_update_many`, `par_update_all`, `par_for_each_node_items`),
+///   and `par_pairs` the pair search, mapped into a `PairWorkspace` (appended, like every
+///   `out`). Each gives the same answer on any thread count.
 ///
 /// No query allocates, apart from what a caller's `Vec` grows by (and `for_each_nearest`
 /// with `k` above 32). Nothing recurses: every walk keeps an explicit stack of at most

@@ -8,17 +8,21 @@
 //!    reads overlap), checked and placed against the tree as it stands. A move that stays in
 //!    its node (and, in an internal node, its group) is written in place at once, its old
 //!    rectangle kept in the chunk's buffer; a change of group and a change of node are
-//!    listed apart, in list order. Each node then recomputes its bands. The lists are read
-//!    and written front to back, once;
-//! 2. only if some rectangle was refused: over the same chunks, every rectangle written in
-//!    place is put back from the buffer, and the walk stops there;
+//!    listed apart, in list order. Each node then recomputes its bands. A list with sorted
+//!    runs is the exception: writing into a run widens its reach for good (putting the old
+//!    key back would not narrow it), so its moves in place wait in the buffer, new
+//!    rectangles this time, until no rectangle was refused;
+//! 2. if some rectangle was refused: over the same chunks, every rectangle written in place
+//!    is put back from the buffer, and the walk stops there. Otherwise the lists with runs
+//!    write what waited;
 //! 3. in list order, on one thread: the changes of group, then the changes of node, as
 //!    [`Quadtree::update`] would do them (the same as `update_many`'s pass 4).
 //!
 //! The chunks are fixed by the node count, never by the threads, and the serial form runs the
 //! same chunks in order, each whole even after a refusal, so the tree ends the same on any
-//! thread count, refused or not. A refused walk leaves every item as it was (the bands of
-//! the nodes put back are recomputed, which changes no answer).
+//! thread count, refused or not. A refused walk leaves every item, node and run as it was;
+//! only the bands of the lists put back are recomputed, which changes no answer (and makes
+//! them no wider than they were).
 
 use std::fmt;
 
@@ -47,11 +51,17 @@ const ELSEWHERE: Rect = Rect {
 /// What pass 1 found in one chunk of nodes.
 #[derive(Clone, Debug, Default)]
 pub(super) struct NodeChunkPlan {
-    /// Each entry's old rectangle where pass 1 wrote a new one in place, node after node in
-    /// list order; [`ELSEWHERE`] for an entry that changes group or node or was refused.
+    /// Each entry's old rectangle where pass 1 wrote a new one in place (its new one in a
+    /// node listed in `deferred`), node after node in list order; [`ELSEWHERE`] for an entry
+    /// that changes group or node or was refused.
     rects: Vec<Rect>,
     /// The first refused item of the chunk.
     refused: Option<ItemError>,
+    /// The nodes (by place in the chunk) whose lists keep sorted runs, each with where its
+    /// entries start in `rects`: their moves in place wait until no rectangle was refused
+    /// (`rects` holds their new rectangles), because writing into a run widens its reach
+    /// for good, and putting the old rectangles back would not narrow it.
+    deferred: Vec<(u32, u32)>,
     /// Slot index and new rectangle of each entry that changes group, then of each that
     /// changes node, in list order.
     regroups: Vec<(u32, Rect)>,
@@ -59,7 +69,7 @@ pub(super) struct NodeChunkPlan {
 }
 
 /// An item whose new rectangle [`Quadtree::update_all`] (or `par_update_all`) refused: its
-/// handle and why. The tree is unchanged.
+/// handle and why. Every item is where it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ItemError {
     /// The refused item's handle.
@@ -101,11 +111,18 @@ impl<T> Quadtree<T> {
     /// # Errors
     /// If any new rectangle would be refused by `update` (NaN, infinite, inverted), nothing
     /// changes and the first such item in `iter`'s order is reported. `new_rect` is called
-    /// exactly once per item, in `iter`'s order.
+    /// exactly once per item, in `iter`'s order, even after a refusal.
+    ///
+    /// # Panics
+    /// Only if `new_rect` does. The tree is then still valid, but not all or nothing: each
+    /// item holds its old rectangle or its new one (the new one for the items of the lists
+    /// walked before the panic that keep their node and group, outside lists with sorted
+    /// runs).
     ///
     /// # Runtime
-    /// O(items) for the walk (two passes over the lists, the first calling `new_rect`), plus
-    /// each change of node as `update` does it. Allocates only when the workspace must grow.
+    /// O(items) for the walk (each list read and written once, front to back: its new
+    /// rectangles asked for, then checked, placed and written), plus each change of node as
+    /// `update` does it. Allocates only when the workspace must grow.
     ///
     /// ```
     /// use quadstress::{ItemError, Quadtree, QuadtreeError, Rect, UpdateWorkspace};
@@ -164,28 +181,43 @@ impl<T> Quadtree<T> {
         chunks
     }
 
-    /// Passes 2 and 3, after pass 1 ran over every chunk. `each_chunk` runs pass 2's putting
-    /// back over every chunk of nodes with its plan (on every core, or not).
+    /// Passes 2 and 3, after pass 1 ran over every chunk. `each_chunk` runs a function over
+    /// every chunk of nodes with its plan (on every core, or not): pass 2's putting back, or
+    /// the moves in place that waited.
     fn finish_all<E>(&mut self, plans: &[NodeChunkPlan], each_chunk: E) -> Result<(), ItemError>
     where
-        E: FnOnce(
-            &mut [Node<T>],
-            &[NodeChunkPlan],
-            &(dyn Fn(&mut [Node<T>], &NodeChunkPlan) + Sync),
-        ),
+        E: Fn(&mut [Node<T>], &[NodeChunkPlan], &(dyn Fn(&mut [Node<T>], &NodeChunkPlan) + Sync)),
     {
         // Each chunk kept its first refusal, so the first chunk with one has the first.
         if let Some(refused) = plans.iter().find_map(|c| c.refused) {
             let put_back = |nodes: &mut [Node<T>], plan: &NodeChunkPlan| {
+                let mut waited = plan.deferred.iter().peekable();
                 let mut at = 0;
-                for node in nodes.iter_mut().filter(|n| !n.items.is_empty()) {
+                for (k, node) in nodes.iter_mut().enumerate() {
                     let len = node.items.len();
-                    node.items.rewrite_from(&plan.rects[at..at + len]);
+                    if len == 0 {
+                        continue;
+                    }
+                    // A node whose moves waited holds what it held.
+                    if waited.next_if(|&&(w, _)| w as usize == k).is_none() {
+                        node.items.rewrite_from(&plan.rects[at..at + len]);
+                    }
                     at += len;
                 }
             };
             each_chunk(&mut self.nodes, plans, &put_back);
             return Err(refused);
+        }
+        if plans.iter().any(|c| !c.deferred.is_empty()) {
+            let write_waiting = |nodes: &mut [Node<T>], plan: &NodeChunkPlan| {
+                for &(k, at) in &plan.deferred {
+                    let items = &mut nodes[k as usize].items;
+                    let at = at as usize;
+                    let len = items.len();
+                    items.rewrite_from(&plan.rects[at..at + len]);
+                }
+            };
+            each_chunk(&mut self.nodes, plans, &write_waiting);
         }
         // The rewrites in place touched no structure and moved no entry, so every node
         // planned is still right until the first change of node.
@@ -214,12 +246,17 @@ fn move_in_place<T, F>(
     plan.rects.clear();
     plan.regroups.clear();
     plan.moves.clear();
+    plan.deferred.clear();
     plan.refused = None;
-    let mut next = nodes.iter_mut().filter(|n| !n.items.is_empty()).peekable();
-    while let Some(node) = next.next() {
+    let mut next = nodes
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, n)| !n.items.is_empty())
+        .peekable();
+    while let Some((k, node)) = next.next() {
         // Each list is an allocation of its own: the next one's first blocks are requested
         // while this one is walked.
-        if let Some(n) = next.peek() {
+        if let Some((_, n)) = next.peek() {
             n.items.prefetch_blocks(NEXT_BLOCKS);
             n.items.prefetch_entries(NEXT_BLOCKS * W);
         }
@@ -227,6 +264,10 @@ fn move_in_place<T, F>(
         // (the caller's data, found by the payload) may lie anywhere, and its reads overlap
         // only if little work sits between them.
         let start = plan.rects.len();
+        let wait = node.items.has_runs();
+        if wait {
+            plan.deferred.push((k as u32, start as u32));
+        }
         let items = &node.items;
         plan.rects
             .extend((0..items.len()).map(|p| new_rect(items.item(p))));
@@ -252,11 +293,15 @@ fn move_in_place<T, F>(
                 plan.moves.push((index, rect));
             } else if !node.items.keeps_group(p, &rect) {
                 plan.regroups.push((index, rect));
+            } else if wait {
+                *kept = rect;
             } else {
                 *kept = node.items.replace_in_group(p, &rect);
             }
         }
-        node.items.refresh_bands();
+        if !wait {
+            node.items.refresh_bands();
+        }
     }
 }
 
@@ -270,6 +315,11 @@ impl<T: Send + Sync> Quadtree<T> {
     /// If any new rectangle would be refused by `update`, nothing changes and the first such
     /// item in [`iter`](Self::iter)'s order is reported. `new_rect` is called once per item
     /// (from any thread, in no fixed order).
+    ///
+    /// # Panics
+    /// Only if `new_rect` does, with the tree left as `update_all` leaves it then (valid,
+    /// each item at its old rectangle or its new one), for the chunks of nodes that were
+    /// walked.
     ///
     /// # Runtime
     /// In parallel: each item's new rectangle, its check and placement, and the rewrite in
@@ -459,6 +509,43 @@ mod tests {
                 model[v as usize] = r;
             }
         }
+    }
+
+    /// A refused walk over lists with sorted runs leaves the whole tree as it was, runs
+    /// included: writing into a run widens its reach for good, so those lists wait for the
+    /// refusal check. The boxes slide far along the line they cross (they would widen the
+    /// run most), and the last in the tree's order is refused.
+    #[test]
+    fn a_refused_walk_leaves_the_sorted_runs_as_they_were() {
+        let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 800.0, 600.0)).unwrap();
+        // Boxes across the vertical centre line, stacked along it, and a few small ones in
+        // the leaves.
+        let mut items: Vec<(Rect, u32)> = (0..2_000u32)
+            .map(|i| {
+                let y = i as f32 * 0.25;
+                (Rect::new(395.0, y, 405.0, y + 2.0), i)
+            })
+            .collect();
+        items.extend((0..500u32).map(|i| {
+            let (x, y) = ((i % 25) as f32 * 12.0 + 20.0, (i / 25) as f32 * 20.0 + 5.0);
+            (Rect::from_min_size(x, y, 1.0, 1.0), 2_000 + i)
+        }));
+        let mut ids = Vec::new();
+        tree.insert_many(items, &mut ids).unwrap();
+        let before = format!("{tree:?}");
+        let last = *tree.iter().last().unwrap().value;
+        let slide = |item: ItemRef<'_, u32>| {
+            let r = item.rect;
+            match *item.value {
+                v if v == last => Rect::new(f32::NAN, 0.0, 1.0, 1.0),
+                v if v < 2_000 => Rect::new(r.min_x, 498.0 - r.min_y, r.max_x, 500.0 - r.min_y),
+                _ => Rect::new(r.min_x + 0.5, r.min_y, r.max_x + 0.5, r.max_y),
+            }
+        };
+        let mut ws = UpdateWorkspace::new();
+        assert!(tree.update_all(slide, &mut ws).is_err());
+        assert_eq!(format!("{tree:?}"), before);
+        tree.validate().unwrap();
     }
 
     /// Serial and on 1, 2, 3 and 8 threads, the same rounds leave the same tree, bit for bit

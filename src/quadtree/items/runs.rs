@@ -367,7 +367,7 @@ impl<T> ItemList<T> {
 
     /// Whether either group keeps a run.
     #[inline(always)]
-    pub(super) fn has_runs(&self) -> bool {
+    pub(in crate::quadtree) fn has_runs(&self) -> bool {
         self.runs
             .as_deref()
             .is_some_and(|r| r[0].len() + r[1].len() > 0)
