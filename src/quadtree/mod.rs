@@ -103,9 +103,9 @@
 //!   for each item's new rectangle while it walks the lists front to back, writing in place
 //!   the moves that keep their node, so the scattered reads left are the caller's own (a
 //!   node's new rectangles are asked for in a loop of their own, so that they overlap). With
-//!   every box moving each frame it takes about two thirds of `update_many`'s time at
-//!   100,000 boxes and the same at a million (BENCHMARKS.md, "everything moved in the
-//!   tree's order").
+//!   every box moving each frame it takes about 0.7x `update_many`'s time at 100,000
+//!   boxes and about the same at a million (BENCHMARKS.md, "everything moved in the tree's
+//!   order").
 //! - **Leaves hold 32 items and the depth stops at 6** by default: with block scans, fewer and
 //!   fuller leaves cost less than many small ones (fewer nodes to visit, fewer counters to
 //!   update), even though they make more rectangle tests.

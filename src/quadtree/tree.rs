@@ -277,12 +277,9 @@ impl<T> Quadtree<T> {
     /// ```
     pub fn update(&mut self, id: ItemId, rect: Rect) -> Result<(), QuadtreeError> {
         // The common case first: a valid rectangle that keeps its item's node and group is
-        // written in place, without computing its level. Inside the (finite) world and not
-        // inverted means valid: a NaN or an infinity fails the containment.
+        // written in place, without computing its level or checking it further.
         if let Some(slot) = self.live_slot(id) {
-            let inside = self.grid.world.contains_rect(&rect)
-                & (rect.min_x <= rect.max_x)
-                & (rect.min_y <= rect.max_y);
+            let inside = self.grid.holds_valid(&rect);
             let node = &self.nodes[slot.node as usize];
             if inside
                 && self.still_fits(node, &rect, true)

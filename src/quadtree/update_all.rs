@@ -274,11 +274,7 @@ fn move_in_place<T, F>(
         for (p, kept) in plan.rects[start..].iter_mut().enumerate() {
             let rect = *kept;
             *kept = ELSEWHERE;
-            // Inside the (finite) world and not inverted is valid; only the rest needs the
-            // full check.
-            let inside = grid.world.contains_rect(&rect)
-                & (rect.min_x <= rect.max_x)
-                & (rect.min_y <= rect.max_y);
+            let inside = grid.holds_valid(&rect);
             if !inside {
                 if let Err(error) = rect.check() {
                     if plan.refused.is_none() {

@@ -269,11 +269,7 @@ impl<T> Quadtree<T> {
             }
             let i = first + j;
             let rect = rect_of(i);
-            // Inside the (finite) world and not inverted is valid; only the rest needs the
-            // full check.
-            let inside = self.grid.world.contains_rect(&rect)
-                & (rect.min_x <= rect.max_x)
-                & (rect.min_y <= rect.max_y);
+            let inside = self.grid.holds_valid(&rect);
             if !inside {
                 if let Err(error) = rect.check() {
                     out.refused = Some((i, error));

@@ -52,6 +52,17 @@ pub(super) fn grow(b: &mut Rect, r: &Rect) {
     b.max_y = if r.max_y > b.max_y { r.max_y } else { b.max_y };
 }
 
+/// Entries apart between two prefetch requests: each brings two lines (128 bytes), as many
+/// entries as fit in them.
+const fn entries_per_request<T>() -> usize {
+    let n = 128 / std::mem::size_of::<Entry<T>>();
+    if n == 0 {
+        1
+    } else {
+        n
+    }
+}
+
 impl<T> ItemList<T> {
     /// An empty list of the tree `tree`.
     pub(in crate::quadtree) fn new(tree: TreeId) -> Self {
@@ -387,8 +398,7 @@ impl<T> ItemList<T> {
         for block in self.lanes.spare_capacity_mut().iter().take(LEAF / W) {
             simd::prefetch(block);
         }
-        // Two lines (128 bytes) per request: as many entries apart as fit in them.
-        let apart = (128 / std::mem::size_of::<Entry<T>>()).max(1);
+        let apart = entries_per_request::<T>();
         for entry in self
             .entries
             .spare_capacity_mut()
@@ -404,9 +414,12 @@ impl<T> ItemList<T> {
     /// hint only.
     #[inline(always)]
     pub(in crate::quadtree) fn prefetch_entries(&self, n: usize) {
-        // Two lines (128 bytes) per request: as many entries apart as fit in them.
-        let apart = (128 / std::mem::size_of::<Entry<T>>()).max(1);
-        for entry in self.entries.iter().take(n).step_by(apart) {
+        for entry in self
+            .entries
+            .iter()
+            .take(n)
+            .step_by(entries_per_request::<T>())
+        {
             simd::prefetch(entry);
         }
     }
