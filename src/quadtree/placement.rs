@@ -147,6 +147,71 @@ impl Grid {
         }
     }
 
+    /// Under exact placement, the rectangle that holds exactly the rectangles whose edges all
+    /// map into cell `(cx, cy)` of `level` and that lie in the world: each edge is the first
+    /// (or last) `f32` whose deepest-level cell is still one of the cell's, found with the
+    /// very mapping placement uses, or the world's edge where the cell reaches it. So a
+    /// rectangle that lies inside it and is not inverted is valid, and is placed at or below
+    /// that cell ([`still_fits`](Self::still_fits) holds for a leaf there), and one `f32`
+    /// further out on any side it is not. A first guess from the cell's edge is checked on
+    /// both sides for all four edges at once; an edge whose guess is off is searched for a few
+    /// `f32` steps around it, then (near zero, where `f32` steps are much finer than the
+    /// mapping's) by bisection.
+    pub(super) fn inner_bounds(&self, level: u8, cx: u32, cy: u32) -> Rect {
+        let s = u32::from(self.max_depth.saturating_sub(level));
+        // The first deepest-level cell of the cell, and the first one past it, per axis.
+        let first = [cx << s, cy << s];
+        let past = [(cx + 1) << s, (cy + 1) << s];
+        let w = &self.world;
+        let origin = [w.min_x, w.min_y, w.min_x, w.min_y];
+        let scale = [self.scale_x, self.scale_y, self.scale_x, self.scale_y];
+        let end = [w.max_x, w.max_y];
+        let top = self.max_cell as f32;
+        let cells = |v: [f32; 4]| simd::cells4(v, origin, scale, top);
+        let at =
+            |k: usize, c: u32| (f64::from(origin[k]) + f64::from(c) / f64::from(scale[k])) as f32;
+        // Guesses: the first f32 of the cell (min edges) and the first past it (max edges,
+        // where the last inside is the one before), the world's edges where the cell has
+        // them; each must map into its side and the f32 before it (after it) must not.
+        let mut edges = [0.0f32; 4];
+        let mut known = [false; 4];
+        for k in 0..2 {
+            if first[k] == 0 {
+                (edges[k], known[k]) = (origin[k], true);
+            } else {
+                edges[k] = at(k, first[k]);
+            }
+            if past[k] > self.max_cell {
+                (edges[k + 2], known[k + 2]) = (end[k], true);
+            } else {
+                edges[k + 2] = at(k, past[k]);
+            }
+        }
+        let here = cells(edges);
+        let before = cells(edges.map(step_down));
+        for k in 0..4 {
+            let c = if k < 2 { first[k] } else { past[k - 2] };
+            let exact = edges[k].is_finite() && here[k] >= c && before[k] < c;
+            if !known[k] && !exact {
+                edges[k] = first_mapped(c, edges[k], origin[k], end[k & 1], |v| cells([v; 4])[k]);
+            }
+        }
+        Rect {
+            min_x: edges[0],
+            min_y: edges[1],
+            max_x: if known[2] {
+                edges[2]
+            } else {
+                step_down(edges[2])
+            },
+            max_y: if known[3] {
+                edges[3]
+            } else {
+                step_down(edges[3])
+            },
+        }
+    }
+
     /// Cell `(cx, cy)` of `level` in world coordinates.
     pub(super) fn cell_rect(&self, level: u8, cx: u32, cy: u32) -> Rect {
         let cells = (1u32 << level) as f32;
@@ -166,6 +231,77 @@ impl Grid {
         self.world.min_x + self.world.width() * ((2 * cx + 1) as f32 / halves)
     }
 }
+
+/// The next `f32` up from `v` (`f32::next_up`, which needs a newer Rust); infinities and
+/// NaN stay as they are.
+fn step_up(v: f32) -> f32 {
+    if !v.is_finite() {
+        return v;
+    }
+    let b = v.to_bits();
+    if v == 0.0 {
+        f32::from_bits(1)
+    } else if v > 0.0 {
+        f32::from_bits(b + 1)
+    } else {
+        f32::from_bits(b - 1)
+    }
+}
+
+/// The next `f32` down from `v`.
+fn step_down(v: f32) -> f32 {
+    -step_up(-v)
+}
+
+/// `v`'s place in the order of `f32`s as an integer (for any `v` but NaN): `a < b` implies
+/// `key(a) < key(b)`, and neighbouring `f32`s have neighbouring keys (both zeros apart).
+fn key(v: f32) -> u32 {
+    let b = v.to_bits();
+    if b >> 31 == 1 {
+        !b
+    } else {
+        b | 1 << 31
+    }
+}
+
+/// The `f32` of a [`key`].
+fn from_key(k: u32) -> f32 {
+    f32::from_bits(if k >> 31 == 1 { k & !(1 << 31) } else { !k })
+}
+
+/// The first `f32` in `origin..=end` that the monotone `cell` maps to `c` or more, for
+/// `0 < c` and `cell(origin) == 0`, or `+inf` if even `end` maps below `c`: a few steps of
+/// one `f32` from `guess`, then bisection over the `f32`s between (at most 32 steps).
+fn first_mapped(c: u32, guess: f32, origin: f32, end: f32, cell: impl Fn(f32) -> u32) -> f32 {
+    let mut v = guess;
+    for _ in 0..GUESS_STEPS {
+        if !v.is_finite() {
+            break;
+        }
+        let (here, before) = (cell(v) >= c, cell(step_down(v)) >= c);
+        if here && !before {
+            return v;
+        }
+        v = if here { step_down(v) } else { step_up(v) };
+    }
+    if cell(end) < c {
+        return f32::INFINITY;
+    }
+    // `cell` is below `c` at `lo` and reaches it at `hi`.
+    let (mut lo, mut hi) = (key(origin), key(end));
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if cell(from_key(mid)) >= c {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    from_key(hi)
+}
+
+/// How many steps of one `f32` [`first_mapped`] takes from its guess before it bisects.
+const GUESS_STEPS: usize = 4;
 
 /// The node a rectangle belongs to, before looking at which nodes exist: the smallest cell of
 /// the full quadtree (down to `max_depth`) that contains it.
@@ -418,6 +554,104 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every valid rectangle inside a cell's `inner_bounds` lies in the world and is placed
+    /// at or below that cell, and the bounds are tight (one `f32` further out leaves the cell
+    /// or the world), in worlds near and far from the origin, tiny and huge.
+    #[test]
+    fn inner_bounds_hold_only_what_stays_in_the_cell() {
+        let mut state = 11u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let worlds = [
+            Rect::new(0.0, 0.0, 64.0, 64.0),
+            Rect::new(0.0, 0.0, 1264.9, 1264.9),
+            Rect::new(1.0e6, -3.0e5, 1.0e6 + 1264.9, -3.0e5 + 777.7),
+            Rect::new(-1.0e-3, -1.0e-3, 1.0e-3, 2.0e-3),
+            Rect::new(-1.0e30, -1.0e30, 1.0e30, 1.0e30),
+            Rect::new(-0.3, 7.0, 0.2, 7.5),
+        ];
+        let (mut edges, mut tight) = (0, 0);
+        for world in worlds {
+            for max_depth in [0u8, 1, 3, 6, 10] {
+                let config = Config {
+                    max_depth,
+                    ..Config::default()
+                };
+                let g = Grid::new(world, &config);
+                for _ in 0..200 {
+                    let level = (next() * f32::from(max_depth + 1)) as u8;
+                    let level = level.min(max_depth);
+                    let cells = 1u32 << level;
+                    let (cx, cy) = (
+                        ((next() * cells as f32) as u32).min(cells - 1),
+                        ((next() * cells as f32) as u32).min(cells - 1),
+                    );
+                    let b = g.inner_bounds(level, cx, cy);
+                    let stays = |r: &Rect| {
+                        let p = g.place_of(r);
+                        g.holds_valid(r)
+                            && p.level >= level
+                            && p.cx >> (p.level - level) == cx
+                            && p.cy >> (p.level - level) == cy
+                    };
+                    assert!(
+                        b.min_x <= b.max_x && b.min_y <= b.max_y,
+                        "{world:?} depth {max_depth} cell {level} {cx} {cy}: {b:?}"
+                    );
+                    // The corners, the whole and random rectangles inside.
+                    let mut inside = vec![
+                        b,
+                        Rect::new(b.min_x, b.min_y, b.min_x, b.min_y),
+                        Rect::new(b.max_x, b.max_y, b.max_x, b.max_y),
+                    ];
+                    for _ in 0..20 {
+                        let (x0, x1) = (next(), next());
+                        let (y0, y1) = (next(), next());
+                        let x = |t: f32| b.min_x + (b.max_x - b.min_x) * t;
+                        let y = |t: f32| b.min_y + (b.max_y - b.min_y) * t;
+                        let r =
+                            Rect::new(x(x0.min(x1)), y(y0.min(y1)), x(x0.max(x1)), y(y0.max(y1)));
+                        if b.contains_rect(&r) {
+                            inside.push(r);
+                        }
+                    }
+                    for r in &inside {
+                        assert!(
+                            stays(r),
+                            "{world:?} depth {max_depth} cell {level} {cx} {cy}: {b:?} holds {r:?}"
+                        );
+                    }
+                    // One step further out on each side.
+                    let outside = [
+                        Rect {
+                            min_x: step_down(b.min_x),
+                            ..b
+                        },
+                        Rect {
+                            min_y: step_down(b.min_y),
+                            ..b
+                        },
+                        Rect {
+                            max_x: step_up(b.max_x),
+                            ..b
+                        },
+                        Rect {
+                            max_y: step_up(b.max_y),
+                            ..b
+                        },
+                    ];
+                    edges += outside.len();
+                    tight += outside.iter().filter(|r| !stays(r)).count();
+                }
+            }
+        }
+        assert_eq!(tight, edges, "every edge tight");
     }
 
     #[test]

@@ -8,10 +8,14 @@
 //!    reads overlap), checked and placed against the tree as it stands. A move that stays in
 //!    its node (and, in an internal node, its group) is written in place at once, its old
 //!    rectangle kept in the chunk's buffer; a change of group and a change of node are
-//!    listed apart, in list order. Each node then recomputes its bands. A list with sorted
-//!    runs is the exception: writing into a run widens its reach for good (putting the old
-//!    key back would not narrow it), so its moves in place wait in the buffer, new
-//!    rectangles this time, until no rectangle was refused;
+//!    listed apart, in list order. In a leaf under exact placement, a rectangle that lies
+//!    inside the leaf's [`inner_bounds`](Grid::inner_bounds) (kept in the chunk's plan from
+//!    walk to walk, since nodes keep their cells) is valid and stays: one test instead of
+//!    the check, the placement and the group, which only the rest take. Each node then
+//!    recomputes its bands. A list with sorted runs is the exception: writing into a run
+//!    widens its reach for good (putting the old key back would not narrow it), so its
+//!    moves in place wait in the buffer, new rectangles this time, until no rectangle was
+//!    refused;
 //! 2. if some rectangle was refused: over the same chunks, every rectangle written in place
 //!    is put back from the buffer, and the walk stops there. Otherwise the lists with runs
 //!    write what waited;
@@ -62,10 +66,38 @@ pub(super) struct NodeChunkPlan {
     /// (`rects` holds their new rectangles), because writing into a run widens its reach
     /// for good, and putting the old rectangles back would not narrow it.
     deferred: Vec<(u32, u32)>,
+    /// The positions, in the list walked, of the rectangles that stay in a leaf's cell
+    /// left to the full check.
+    rest: Vec<u32>,
+    /// Each node's [`inner_bounds`](Grid::inner_bounds) as the last walk found them, by
+    /// place in the chunk, with the cell they are for: nodes keep their cells from frame to
+    /// frame, so most walks reuse them.
+    inner: Vec<CellBounds>,
+    /// The world and depth those bounds were found in.
+    inner_grid: Option<(Rect, u8)>,
     /// Slot index and new rectangle of each entry that changes group, then of each that
     /// changes node, in list order.
     regroups: Vec<(u32, Rect)>,
     moves: Vec<(u32, Rect)>,
+}
+
+/// A cell's [`inner_bounds`](Grid::inner_bounds), kept between walks.
+#[derive(Clone, Copy, Debug)]
+struct CellBounds {
+    level: u8,
+    cx: u32,
+    cy: u32,
+    bounds: Rect,
+}
+
+impl CellBounds {
+    /// Bounds for no cell: every node's differs.
+    const NONE: CellBounds = CellBounds {
+        level: u8::MAX,
+        cx: 0,
+        cy: 0,
+        bounds: ELSEWHERE,
+    };
 }
 
 /// An item whose new rectangle [`Quadtree::update_all`] (or `par_update_all`) refused: its
@@ -248,6 +280,14 @@ fn move_in_place<T, F>(
     plan.moves.clear();
     plan.deferred.clear();
     plan.refused = None;
+    let this_grid = Some((grid.world, grid.max_depth()));
+    if plan.inner_grid != this_grid {
+        plan.inner.clear();
+        plan.inner_grid = this_grid;
+    }
+    if plan.inner.len() < nodes.len() {
+        plan.inner.resize(nodes.len(), CellBounds::NONE);
+    }
     let mut next = nodes
         .iter_mut()
         .enumerate()
@@ -268,37 +308,85 @@ fn move_in_place<T, F>(
         if wait {
             plan.deferred.push((k as u32, start as u32));
         }
-        let items = &node.items;
-        plan.rects
-            .extend((0..items.len()).map(|p| new_rect(items.item(p))));
-        for (p, kept) in plan.rects[start..].iter_mut().enumerate() {
-            let rect = *kept;
-            *kept = ELSEWHERE;
-            let inside = grid.holds_valid(&rect);
-            if !inside {
-                if let Err(error) = rect.check() {
-                    if plan.refused.is_none() {
-                        let id = node.items.item(p).id;
-                        plan.refused = Some(ItemError { id, error });
-                    }
-                    continue;
-                }
+        plan.rects.resize(start + node.items.len(), ELSEWHERE);
+        node.items
+            .map_items(&mut plan.rects[start..], &mut *new_rect);
+        if !grid.is_loose() && node.is_leaf() && node.items.is_plain() {
+            // A leaf's items that stay inside its cell need no other check (see
+            // `inner_bounds`); the rest take the full one.
+            let known = &mut plan.inner[k];
+            if (known.level, known.cx, known.cy) != (node.level, node.cx, node.cy) {
+                *known = CellBounds {
+                    level: node.level,
+                    cx: node.cx,
+                    cy: node.cy,
+                    bounds: grid.inner_bounds(node.level, node.cx, node.cy),
+                };
             }
-            let index = node.items[p].id.index;
-            if !grid.still_fits(node, &rect, inside) {
-                plan.moves.push((index, rect));
-            } else if !node.items.keeps_group(p, &rect) {
-                plan.regroups.push((index, rect));
-            } else if wait {
-                *kept = rect;
-            } else {
-                *kept = node.items.replace_in_group(p, &rect);
+            let inner = known.bounds;
+            plan.rest.clear();
+            node.items.swap_in_staying(
+                &mut plan.rects[start..],
+                |r| holds(&inner, r),
+                &mut plan.rest,
+            );
+            for i in 0..plan.rest.len() {
+                let p = plan.rest[i] as usize;
+                place_one(grid, node, plan, start, p, false);
+            }
+        } else {
+            for p in 0..node.items.len() {
+                place_one(grid, node, plan, start, p, wait);
             }
         }
         if !wait {
             node.items.refresh_bands();
         }
     }
+}
+
+/// Pass 1's check and placement of the entry at `p` of `node`, whose new rectangle waits at
+/// `plan.rects[start + p]`: refused (noted), a change of node or of group (listed), or a
+/// move in place, written now (its old rectangle left in `plan.rects`) or, in a list with
+/// runs (`wait`), left there to be written later.
+#[inline(always)]
+fn place_one<T>(
+    grid: &Grid,
+    node: &mut Node<T>,
+    plan: &mut NodeChunkPlan,
+    start: usize,
+    p: usize,
+    wait: bool,
+) {
+    let kept = &mut plan.rects[start + p];
+    let rect = *kept;
+    *kept = ELSEWHERE;
+    let inside = grid.holds_valid(&rect);
+    if !inside {
+        if let Err(error) = rect.check() {
+            if plan.refused.is_none() {
+                let id = node.items.item(p).id;
+                plan.refused = Some(ItemError { id, error });
+            }
+            return;
+        }
+    }
+    let index = node.items[p].id.index;
+    if !grid.still_fits(node, &rect, inside) {
+        plan.moves.push((index, rect));
+    } else if !node.items.keeps_group(p, &rect) {
+        plan.regroups.push((index, rect));
+    } else if wait {
+        *kept = rect;
+    } else {
+        *kept = node.items.replace_in_group(p, &rect);
+    }
+}
+
+/// Whether `r` lies inside `b` (closed) and is not inverted: a NaN fails.
+#[inline(always)]
+fn holds(b: &Rect, r: &Rect) -> bool {
+    b.contains_rect(r) & (r.min_x <= r.max_x) & (r.min_y <= r.max_y)
 }
 
 #[cfg(feature = "rayon")]

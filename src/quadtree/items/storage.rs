@@ -389,6 +389,42 @@ impl<T> ItemList<T> {
         old
     }
 
+    /// Whether the list keeps neither groups nor runs (a leaf's list): then any rectangle
+    /// may be written over any entry's.
+    #[inline(always)]
+    pub(in crate::quadtree) fn is_plain(&self) -> bool {
+        !self.banded() && self.runs.is_none()
+    }
+
+    /// For a plain list (see [`is_plain`](Self::is_plain)), with one rectangle in `rects`
+    /// per entry: writes each rectangle that `stays` accepts over its entry's and puts the
+    /// replaced one in its place in `rects`, and appends the positions of the others to
+    /// `rest`, in list order.
+    ///
+    /// # Panics
+    /// If `rects` is shorter than the list.
+    #[inline(always)]
+    pub(in crate::quadtree) fn swap_in_staying(
+        &mut self,
+        rects: &mut [Rect],
+        stays: impl Fn(&Rect) -> bool,
+        rest: &mut Vec<u32>,
+    ) {
+        debug_assert!(self.is_plain());
+        let rects = &mut rects[..self.entries.len()];
+        for (b, (lanes, block)) in self.lanes.iter_mut().zip(rects.chunks_mut(W)).enumerate() {
+            for (k, kept) in block.iter_mut().enumerate() {
+                let new = *kept;
+                if stays(&new) {
+                    *kept = lanes.get(k);
+                    lanes.set(k, &new);
+                } else {
+                    rest.push((b * W + k) as u32);
+                }
+            }
+        }
+    }
+
     /// Asks the CPU to bring the room past the list's end into its caches, ahead of a fill
     /// (see `simd::prefetch`): the first blocks of lanes and entries a list of a full
     /// leaf's size writes. A hint only.
@@ -488,6 +524,31 @@ impl<T> ItemList<T> {
             id: e.id.handle(self.tree),
             rect: self.lanes[pos / W].get(pos % W),
             value: &e.value,
+        }
+    }
+
+    /// Writes `f(item)` for every item, in list order, into `out`, one place per item:
+    /// [`item`](Self::item) for each position without its index checks, so that a caller
+    /// whose `f` reads scattered data keeps many of those reads in flight.
+    ///
+    /// # Panics
+    /// If `out` is shorter than the list, or if `f` panics.
+    #[inline(always)]
+    pub(in crate::quadtree) fn map_items<R>(
+        &self,
+        out: &mut [R],
+        mut f: impl FnMut(ItemRef<'_, T>) -> R,
+    ) {
+        let out = &mut out[..self.entries.len()];
+        let blocks = self.lanes.iter().zip(self.entries.chunks(W));
+        for ((lanes, entries), out) in blocks.zip(out.chunks_mut(W)) {
+            for ((e, o), k) in entries.iter().zip(out).zip(0..W) {
+                *o = f(ItemRef {
+                    id: e.id.handle(self.tree),
+                    rect: lanes.get(k),
+                    value: &e.value,
+                });
+            }
         }
     }
 
