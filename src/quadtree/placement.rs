@@ -561,13 +561,8 @@ mod tests {
     /// or the world), in worlds near and far from the origin, tiny and huge.
     #[test]
     fn inner_bounds_hold_only_what_stays_in_the_cell() {
-        let mut state = 11u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut rng = crate::oracle::TestRng::new(11);
+        let mut next = move || rng.unit();
         let worlds = [
             Rect::new(0.0, 0.0, 64.0, 64.0),
             Rect::new(0.0, 0.0, 1264.9, 1264.9),
