@@ -66,8 +66,8 @@ pub(super) struct NodeChunkPlan {
     /// (`rects` holds their new rectangles), because writing into a run widens its reach
     /// for good, and putting the old rectangles back would not narrow it.
     deferred: Vec<(u32, u32)>,
-    /// The positions, in the list walked, of the rectangles that stay in a leaf's cell
-    /// left to the full check.
+    /// The positions, in the leaf walked, of the new rectangles that lie outside its
+    /// [`inner_bounds`](Grid::inner_bounds) (or are invalid): those take the full check.
     rest: Vec<u32>,
     /// Each node's [`inner_bounds`](Grid::inner_bounds) as the last walk found them, by
     /// place in the chunk, with the cell they are for: nodes keep their cells from frame to
