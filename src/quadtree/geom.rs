@@ -129,6 +129,14 @@ impl Rect {
             & (other.max_y <= self.max_y)
     }
 
+    /// Whether `other` lies inside this closed, finite rectangle and is not inverted: then
+    /// it is valid without [`check`](Self::check) (a NaN or an infinity fails the
+    /// containment).
+    #[inline(always)]
+    pub(crate) fn holds_valid(&self, other: &Rect) -> bool {
+        self.contains_rect(other) & (other.min_x <= other.max_x) & (other.min_y <= other.max_y)
+    }
+
     /// Whether the point lies in this closed rectangle (edges included).
     ///
     /// ```

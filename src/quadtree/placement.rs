@@ -375,12 +375,12 @@ impl<T> Quadtree<T> {
 }
 
 impl Grid {
-    /// Whether `r` lies inside the (finite) world and is not inverted: then it is valid
-    /// without [`Rect::check`] (a NaN or an infinity fails the containment), which only the
-    /// rest need.
+    /// Whether `r` lies inside the (finite) world and is not inverted
+    /// ([`Rect::holds_valid`]): then it is valid without [`Rect::check`], which only the rest
+    /// need.
     #[inline(always)]
     pub(super) fn holds_valid(&self, r: &Rect) -> bool {
-        self.world.contains_rect(r) & (r.min_x <= r.max_x) & (r.min_y <= r.max_y)
+        self.world.holds_valid(r)
     }
 
     /// Whether an item of place `p` belongs in `node` as the tree stands.

@@ -327,7 +327,7 @@ fn move_in_place<T, F>(
             plan.rest.clear();
             node.items.swap_in_staying(
                 &mut plan.rects[start..],
-                |r| holds(&inner, r),
+                |r| inner.holds_valid(r),
                 &mut plan.rest,
             );
             for i in 0..plan.rest.len() {
@@ -381,12 +381,6 @@ fn place_one<T>(
     } else {
         *kept = node.items.replace_in_group(p, &rect);
     }
-}
-
-/// Whether `r` lies inside `b` (closed) and is not inverted: a NaN fails.
-#[inline(always)]
-fn holds(b: &Rect, r: &Rect) -> bool {
-    b.contains_rect(r) & (r.min_x <= r.max_x) & (r.min_y <= r.max_y)
 }
 
 #[cfg(feature = "rayon")]
