@@ -4,7 +4,8 @@
 //! then the tree's (built in bulk) `update_many` of every box (`EACH=1`: one `update` each; `ALL=1`: `update_all`, each box's
 //! rectangle looked up by its payload) and its
 //! `for_each_pair`, timed apart; then the bench's grid (`baselines::UniformGrid`, cells of
-//! `GRID`, default 4.04) rebuilt and searched on the same frames. Prints the medians over
+//! `GRID`, default 4.04) rebuilt and searched on the same frames (its build timed apart
+//! too). Prints the medians over
 //! `FRAMES` frames (default 30) and the tree's total over the grid's, after checking that
 //! both found the same pairs. `N` sets the number of boxes.
 //!
@@ -74,19 +75,22 @@ fn main() {
     let mut grid = UniformGrid::new(std::env::var("GRID").map_or(4.04, |v| v.parse().unwrap()));
     let mut rects = start.clone();
     let mut m = motion();
-    let (mut g, mut gtotal) = (Vec::new(), 0u64);
+    let (mut g, mut gb, mut gtotal) = (Vec::new(), Vec::new(), 0u64);
     for _ in 0..frames {
         m.advance(&world, &mut rects);
         let t = Instant::now();
         let mut c = 0u64;
-        grid.pairs(&rects, |_, _| c += 1);
+        assert!(grid.build(&rects));
+        let tb = t.elapsed();
+        grid.pairs_built(|_, _| c += 1);
         gtotal += c;
         g.push(t.elapsed().as_secs_f64() * 1e3);
+        gb.push(tb.as_secs_f64() * 1e3);
     }
     assert_eq!(total, gtotal);
-    let (u, p, gm) = (median(up), median(pa), median(g));
+    let (u, p, gm, gbm) = (median(up), median(pa), median(g), median(gb));
     println!(
-        "update {u:.3} ms + pairs {p:.3} ms = {:.3} ms; grid {gm:.3} ms; ratio {:.3}x",
+        "update {u:.3} ms + pairs {p:.3} ms = {:.3} ms; grid {gm:.3} ms (build {gbm:.3}); ratio {:.3}x",
         u + p,
         (u + p) / gm
     );

@@ -5,8 +5,9 @@
 //! instead; `SMALL=1` runs 10x10 queries among 100,000 boxes of side 2 instead (the
 //! `queries_10x10` workload's shape); `SAME=1` puts every query at one place. `GRID=side`
 //! runs the same queries (visited) on the bench's grid with cells of that side instead, and
-//! with `AB=1` alternates the tree and the grid, five rounds, and prints the fastest round of
-//! each and their ratio: a comparison under the same load on a shared machine. `ONE_BY_ONE=1`
+//! with `AB=1` alternates the tree and the grid, five rounds (`ROUNDS=n`; `SHOW=1` prints
+//! each), and prints the fastest round of each and their ratio: a comparison under the same
+//! load on a shared machine. `ONE_BY_ONE=1`
 //! builds the tree with one `insert` per box instead of `insert_many`. `CAP=n`, `DEPTH=n` and
 //! `LOOSE=1` set the tree's leaf capacity, depth limit and loose placement (the defaults: 32,
 //! 6, exact).
@@ -133,10 +134,15 @@ fn main() {
     match (&grid, std::env::var("AB").is_ok()) {
         (Some(grid), true) => {
             let (mut best_tree, mut best_grid) = (f64::INFINITY, f64::INFINITY);
-            for _ in 0..5 {
+            let rounds: usize = std::env::var("ROUNDS").map_or(5, |v| v.parse().unwrap());
+            let show = std::env::var("SHOW").is_ok();
+            for _ in 0..rounds {
                 let (t, a) = timed(&mut tree_run);
                 let (g, b) = timed(&mut || grid_run(grid));
                 assert_eq!(a, b, "the tree and the grid disagree");
+                if show {
+                    println!("round: tree {t:.3} us, grid {g:.3} us, {:.2}x", t / g);
+                }
                 (best_tree, best_grid) = (best_tree.min(t), best_grid.min(g));
             }
             println!(
