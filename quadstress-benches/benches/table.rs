@@ -759,7 +759,7 @@ fn queries_10x10() -> bool {
     #[cfg(feature = "peers")]
     let bvh = peers::ParryBvh::bulk(&rects);
     // Every structure is built; the queries of each are timed in rounds (see `Rounds`).
-    let (rects, queries) = (&rects[..], &queries[..]);
+    let queries = &queries[..];
     let mut rounds = Rounds::new();
     for (label, tree) in &trees {
         let mut out = Vec::with_capacity(256);
@@ -773,6 +773,7 @@ fn queries_10x10() -> bool {
     rounds.add("rstar", || rtree_queries(&rtree, queries));
     #[cfg(feature = "peers")]
     {
+        let rects = &rects[..];
         rounds.add("parry2d", || bvh.queries(queries));
         // broccoli builds its tree in the call that queries it: its build is timed apart
         // and taken off.
