@@ -181,24 +181,36 @@ impl<'a> Rounds<'a> {
     }
 }
 
-/// Prints the rows' times, `{p}.{name}` each, and the best of those named `grid_cell_*` as
-/// `{p}.grid` with its cell (see [`best_grid`]); returns the counts by name.
+/// Prints the rows' times, `{p}.{name}` each, and the fastest of those named `grid_cell_*`
+/// as `{p}.grid` with its side ([`print_fastest_grid`]); returns the counts by name.
 fn report(p: &str, results: &[(String, Duration, u64)]) -> Vec<(String, u64)> {
-    let mut best: Option<(Duration, f32)> = None;
     for (name, t, _) in results {
         line(&format!("{p}.{name}"), ms(*t), "ms");
-        if let Some(cell) = name.strip_prefix("grid_cell_") {
-            let cell: f32 = cell.parse().expect("a cell side");
-            if best.is_none_or(|b| *t < b.0) {
-                best = Some((*t, cell));
-            }
-        }
     }
-    if let Some((t, cell)) = best {
-        line(&format!("{p}.grid"), ms(t), "ms");
+    print_fastest_grid(
+        p,
+        "",
+        results.iter().map(|(name, t, _)| (name.as_str(), *t)),
+    );
+    results.iter().map(|(n, _, c)| (n.clone(), *c)).collect()
+}
+
+/// Of the methods named `grid_cell_{side}` (one per side of [`UniformGrid::cells_for`]),
+/// prints the fastest's time as `{p}.grid{suffix}` and its side as `{p}.grid.best_cell`: the
+/// grid a user tuning it for this workload would pick.
+fn print_fastest_grid<'a>(
+    p: &str,
+    suffix: &str,
+    times: impl IntoIterator<Item = (&'a str, Duration)>,
+) {
+    let fastest = times
+        .into_iter()
+        .filter_map(|(name, t)| Some((name.strip_prefix("grid_cell_")?.parse::<f32>().ok()?, t)))
+        .min_by_key(|&(_, t)| t);
+    if let Some((cell, t)) = fastest {
+        line(&format!("{p}.grid{suffix}"), ms(t), "ms");
         line(&format!("{p}.grid.best_cell"), cell as f64, "");
     }
-    results.iter().map(|(n, _, c)| (n.clone(), *c)).collect()
 }
 
 fn ms(d: Duration) -> f64 {
@@ -295,7 +307,7 @@ fn brute_pairs(rects: &[Rect]) -> u64 {
     n
 }
 
-fn agree(name: &str, counts: &[(&str, u64)]) -> bool {
+fn agree<S: AsRef<str> + std::fmt::Debug>(name: &str, counts: &[(S, u64)]) -> bool {
     let first = counts[0].1;
     let same = counts.iter().all(|c| c.1 == first);
     if !same {
@@ -351,30 +363,6 @@ fn grid_queries(grid: &UniformGrid, queries: &[Rect]) -> u64 {
         grid.query(q, |_| n += 1);
     }
     n
-}
-
-/// Times `f` on a grid of each cell side worth trying for boxes at most `largest` across
-/// ([`UniformGrid::cells_for`]): prints `{name}.grid_cell_{side}` for each and `{name}.grid`
-/// for the best, as a user tuning the grid for this workload would pick it. `f` gets the
-/// grid (empty) and returns the median time and the count; the best's count is returned.
-fn best_grid(
-    name: &str,
-    largest: f32,
-    mut f: impl FnMut(&mut UniformGrid) -> (Duration, u64),
-) -> (Duration, u64) {
-    let mut best: Option<(Duration, u64, f32)> = None;
-    for cell in UniformGrid::cells_for(largest) {
-        let mut grid = UniformGrid::new(cell);
-        let (t, c) = f(&mut grid);
-        line(&format!("{name}.grid_cell_{cell:.2}"), ms(t), "ms");
-        if best.is_none_or(|b| t < b.0) {
-            best = Some((t, c, cell));
-        }
-    }
-    let (t, c, cell) = best.expect("at least one cell side");
-    line(&format!("{name}.grid"), ms(t), "ms");
-    line(&format!("{name}.grid.best_cell"), cell as f64, "");
-    (t, c)
 }
 
 /// A million 32x32 boxes in 800x600: built one by one and in bulk, then queried with
@@ -606,7 +594,8 @@ fn pairs(n: usize) -> bool {
         // A warm rebuild, as a per-frame broad phase does it: clear, then bulk insert.
         let mut ids = Vec::with_capacity(n);
         let (tr, _) = median(reps, || rebuild_bulk(&mut tree, &rects, &mut ids));
-        // From scratch means rebuild, then search that same tree.
+        // The rebuilt tree's search alone (the rebuild and search together, from scratch,
+        // are timed in rounds with the others below).
         let (tp, c) = median(reps, || tree_pairs(&tree));
         if label == "tree" {
             default_search = Some(tp);
@@ -710,7 +699,6 @@ fn pairs(n: usize) -> bool {
         counts.push(("brute".into(), c));
     }
     line(&format!("{p}.count"), counts[0].1 as f64, "pairs");
-    let counts: Vec<(&str, u64)> = counts.iter().map(|(n, c)| (n.as_str(), *c)).collect();
     agree(&p, &counts)
 }
 
@@ -809,7 +797,6 @@ fn queries_10x10() -> bool {
         counts.push(("broccoli".into(), *c));
     }
     line(&format!("{p}.hits"), counts[0].1 as f64, "items");
-    let counts: Vec<(&str, u64)> = counts.iter().map(|(n, c)| (n.as_str(), *c)).collect();
     agree(p, &counts)
 }
 
@@ -925,18 +912,14 @@ fn moving(p: &str, motion: impl Fn() -> workloads::Motion) -> bool {
             }
         }
     }
-    let mut best_grid: Option<Duration> = None;
+    let mut medians = Vec::with_capacity(m);
     for ((label, _), times) in methods.iter().zip(&mut times) {
         times.sort();
         let t = times[times.len() / 2];
         line(&format!("{p}.{label}.frame"), ms(t), "ms");
-        if label.starts_with("grid_cell_") {
-            best_grid = Some(best_grid.map_or(t, |b| b.min(t)));
-        }
+        medians.push((label.as_str(), t));
     }
-    if let Some(t) = best_grid {
-        line(&format!("{p}.grid.frame"), ms(t), "ms");
-    }
+    print_fastest_grid(p, ".frame", medians);
     let counts: Vec<(&str, u64)> = methods
         .iter()
         .zip(&totals)
@@ -955,36 +938,41 @@ fn clustered() -> bool {
     let n = 100_000;
     let (world, rects) = workloads::clustered(n, 5);
     let reps = 5;
-    let mut counts = Vec::new();
+    let mut counts: Vec<(String, u64)> = Vec::new();
     for (label, config) in tree_configs() {
         let (t, c) = median(reps, || {
             let (tree, _) = build(world, config, &rects);
             tree_pairs(&tree)
         });
         line(&format!("clustered.{label}.build_and_pairs"), ms(t), "ms");
-        counts.push((label, c));
+        counts.push((label.into(), c));
     }
     let mut sap = SortAndSweep::default();
     let (t, c) = median(reps, || sap_pairs(&mut sap, &rects));
     line("clustered.sort_and_sweep", ms(t), "ms");
-    counts.push(("sort_and_sweep", c));
+    counts.push(("sort_and_sweep".into(), c));
     // The grid's cell must hold the largest box: 64.
-    let (_, c) = best_grid("clustered", 64.0, |grid| {
-        median(reps, || grid_pairs(grid, &rects).unwrap())
-    });
-    counts.push(("grid", c));
+    let grids: Vec<_> = UniformGrid::cells_for(64.0)
+        .into_iter()
+        .map(|cell| {
+            let mut grid = UniformGrid::new(cell);
+            let (t, c) = median(reps, || grid_pairs(&mut grid, &rects).unwrap());
+            (format!("grid_cell_{cell:.2}"), t, c)
+        })
+        .collect();
+    counts.extend(report("clustered", &grids));
     let (t, c) = median(3, || rtree_pairs(&rtree(&rects), &rects));
     line("clustered.rstar_build_and_pairs", ms(t), "ms");
-    counts.push(("rstar", c));
+    counts.push(("rstar".into(), c));
     #[cfg(feature = "peers")]
     {
         let mut boxes = Vec::new();
         let (t, c) = median(reps, || peers::broccoli_pairs(&rects, &mut boxes));
         line("clustered.broccoli_build_and_pairs", ms(t), "ms");
-        counts.push(("broccoli", c));
+        counts.push(("broccoli".into(), c));
         let (t, c) = median(reps, || peers::ParryBvh::bulk(&rects).pairs());
         line("clustered.parry2d_build_and_pairs", ms(t), "ms");
-        counts.push(("parry2d", c));
+        counts.push(("parry2d".into(), c));
     }
     line("clustered.count", counts[0].1 as f64, "pairs");
     agree("clustered", &counts)
