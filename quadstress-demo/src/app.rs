@@ -147,6 +147,17 @@ struct SpawnDebt {
     cursor: f32,
 }
 
+/// The spawn inputs held this frame: they spawn per simulated step once the frame knows how
+/// many steps it runs (see [`App::begin_frame`]), never by the frame's real time, so that a
+/// scripted run repeats exactly however slow its frames are.
+#[derive(Debug, Default)]
+struct Held {
+    trickle: bool,
+    flood: bool,
+    /// The cursor stream, at this world point.
+    cursor: Option<(f32, f32)>,
+}
+
 /// A message for the screen (spawn cap reached, settings changed) and until when it shows.
 #[derive(Debug, Default)]
 struct Message {
@@ -176,6 +187,10 @@ pub struct App {
     /// Particles per second from the cursor.
     cursor_rate: f32,
     debt: SpawnDebt,
+    held: Held,
+    /// Whether "the world is full" was said since the last spawn that fitted: said once per
+    /// change, not every frame a key is held at the cap.
+    said_full: bool,
     /// The last cursor position while the middle button pans.
     pan_from: Option<(f32, f32)>,
     message: Message,
@@ -230,6 +245,8 @@ impl App {
             quit: false,
             cursor_rate: 600.0,
             debt: SpawnDebt::default(),
+            held: Held::default(),
+            said_full: false,
             pan_from: None,
             message: Message::default(),
             clock,
@@ -398,20 +415,9 @@ impl App {
         let cursor = view.to_world(pointer.x, pointer.y);
         let now = self.now();
         match b.action {
-            Action::SpawnTrickle | Action::SpawnFlood => {
-                let rate = b.action.spawn_rate().unwrap_or(0) as f32;
-                let debt = if b.action == Action::SpawnTrickle {
-                    &mut self.debt.trickle
-                } else {
-                    &mut self.debt.flood
-                };
-                let n = take_whole(debt, rate * dt);
-                self.spawn(n, None);
-            }
-            Action::SpawnAtCursor => {
-                let n = take_whole(&mut self.debt.cursor, self.cursor_rate * dt);
-                self.spawn(n, Some(cursor));
-            }
+            Action::SpawnTrickle => self.held.trickle = true,
+            Action::SpawnFlood => self.held.flood = true,
+            Action::SpawnAtCursor => self.held.cursor = Some(cursor),
             Action::SpawnRateDown | Action::SpawnRateUp => {
                 let factor = if b.action == Action::SpawnRateUp {
                     1.5
@@ -534,6 +540,7 @@ impl App {
     /// Removes every particle.
     pub fn clear(&mut self) {
         self.sim.get_mut().clear();
+        self.said_full = false;
         self.probe.forget();
     }
 
@@ -608,17 +615,41 @@ impl App {
             Some((x, y)) => self.sim.get_mut().spawn_stream(x, y, n, 6.0, 120.0),
             None => self.sim.get_mut().spawn_burst(n),
         };
-        if let Err(e) = result {
-            // Once a second at most: holding a spawn key at the cap would flood the console.
-            if self.now() > self.message.until - (MESSAGE_SECONDS - 1.0) {
-                match e {
-                    SimError::CapReached { cap, .. } => self.say(format_args!(
-                        "the world is full: {cap} particles cover {:.0}% of it",
-                        MAX_COVERAGE * 100.0
-                    )),
-                    e => self.say(format_args!("{e}")),
-                }
+        match result {
+            Ok(_) => self.said_full = false,
+            // Said once while a key is held at the cap (the console would get a line a
+            // frame), and kept on screen meanwhile.
+            Err(SimError::CapReached { .. }) if self.said_full => {
+                self.message.until = self.now() + MESSAGE_SECONDS;
             }
+            Err(SimError::CapReached { cap, .. }) => {
+                self.said_full = true;
+                self.say(format_args!(
+                    "the world is full: {cap} particles cover {:.0}% of it",
+                    MAX_COVERAGE * 100.0
+                ));
+            }
+            Err(e) => self.say(format_args!("{e}")),
+        }
+    }
+
+    /// Spawns what the held spawn inputs owe for `steps` simulated steps: their rates times
+    /// the steps' simulated time. Forgets what was held: the next frame's input holds again.
+    fn spawn_held(&mut self, steps: u32) {
+        let seconds = steps as f32 * self.fixed.step_seconds();
+        let held = std::mem::take(&mut self.held);
+        let rate = |a: Action| a.spawn_rate().unwrap_or(0) as f32;
+        if held.trickle {
+            let n = take_whole(&mut self.debt.trickle, rate(Action::SpawnTrickle) * seconds);
+            self.spawn(n, None);
+        }
+        if held.flood {
+            let n = take_whole(&mut self.debt.flood, rate(Action::SpawnFlood) * seconds);
+            self.spawn(n, None);
+        }
+        if let Some(at) = held.cursor {
+            let n = take_whole(&mut self.debt.cursor, self.cursor_rate * seconds);
+            self.spawn(n, Some(at));
         }
     }
 
@@ -637,7 +668,8 @@ impl App {
     /// Readies a frame that follows `real_seconds` of real time and returns how many fixed
     /// steps it runs: as many as real time asks (see [`FixedStep`]), one a frame in a scripted
     /// run (so that it repeats exactly, however slow its frames), none while paused unless
-    /// single-stepping. Brings a shown report up to date.
+    /// single-stepping. The held spawn inputs spawn for those steps. Brings a shown report up
+    /// to date.
     pub fn begin_frame(&mut self, real_seconds: f64, scripted: bool) -> u32 {
         if self.sim.get().broadphase() == Broadphase::BruteForce && !self.brute_force_allowed() {
             self.refuse_brute_force("stopped");
@@ -651,6 +683,7 @@ impl App {
         } else {
             self.fixed.advance(real_seconds)
         };
+        self.spawn_held(steps);
         if self.report_shown() {
             self.probe.run(self.sim.get(), self.clock);
         }
@@ -1025,6 +1058,7 @@ mod tests {
         // 300 particles a second for a second of 60 frames.
         for _ in 0..60 {
             press(&mut app, Action::SpawnTrickle);
+            app.update();
         }
         assert!(
             (299..=300).contains(&app.sim().len()),
@@ -1035,6 +1069,69 @@ mod tests {
         press(&mut app, Action::Clear);
         assert!(app.sim().is_empty());
         assert!(!app.report_shown() && app.probe.hits().is_empty());
+    }
+
+    /// Held spawn keys spawn per simulated step: a scripted run (a step a frame) gets the
+    /// same particles whatever its frames' real time (they used to spawn rate x real frame
+    /// time, so slow frames spawned more), and a real-time frame spawns for the steps it
+    /// runs.
+    #[test]
+    fn held_spawn_keys_spawn_per_simulated_step_not_per_real_second() {
+        let flood = BINDINGS
+            .iter()
+            .find(|b| b.action == Action::SpawnFlood)
+            .unwrap();
+        let count_after = |frame_seconds: f32| {
+            let mut app = app();
+            for _ in 0..30 {
+                app.act(flood, frame_seconds, &view(), Pointer::default());
+                let steps = app.begin_frame(f64::from(frame_seconds), true);
+                assert_eq!(steps, 1);
+                super::super::stepper::run_steps(app.sim_mut(), steps, STEP_SECONDS, fake_clock);
+            }
+            (app.sim().len(), app.sim().state_hash())
+        };
+        let fast = count_after(1.0 / 60.0);
+        assert_eq!(fast.0, 3000, "6,000 a second for 30 steps of 1/60 s");
+        assert_eq!(count_after(0.25), fast, "4 FPS frames spawn the same");
+        // A real-time frame of 3.5 steps' time runs 3 steps and spawns 3 steps' worth.
+        let mut app = app();
+        app.act(flood, 0.0, &view(), Pointer::default());
+        let steps = app.begin_frame(3.5 * f64::from(STEP_SECONDS), false);
+        assert_eq!(steps, 3);
+        assert_eq!(app.sim().len(), 300);
+        // A paused frame runs no step and spawns nothing; nothing held spawns nothing.
+        app.set_paused(true);
+        app.act(flood, 0.0, &view(), Pointer::default());
+        assert_eq!(app.begin_frame(1.0, false), 0);
+        app.set_paused(false);
+        app.begin_frame(f64::from(STEP_SECONDS), true);
+        assert_eq!(app.sim().len(), 300);
+    }
+
+    /// Holding a spawn key at the cap says "the world is full" once, and keeps it on screen
+    /// while the key is held; after a clear it is said again.
+    #[test]
+    fn the_world_is_full_is_said_once_per_change() {
+        let mut app = app();
+        app.set_world_scale(0.25).unwrap();
+        let cap = app.sim().config().max_particles;
+        let mut said = 0;
+        for _ in 0..120 {
+            press(&mut app, Action::SpawnFlood);
+            let was = app.said_full;
+            app.update();
+            said += usize::from(!was && app.said_full);
+            advance(0.1);
+        }
+        assert_eq!(app.sim().len(), cap);
+        assert_eq!(said, 1, "said once in 12 s held at the cap");
+        assert!(app.message().unwrap().starts_with("the world is full"));
+        press(&mut app, Action::Clear);
+        assert!(!app.said_full);
+        press(&mut app, Action::SpawnFlood);
+        app.update();
+        assert!(!app.said_full, "a spawn that fits");
     }
 
     #[test]

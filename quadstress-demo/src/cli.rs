@@ -29,9 +29,11 @@ pub struct Args {
     #[arg(long, default_value_t = 100_000, value_parser = parse_whole::<usize>)]
     pub particles: usize,
 
-    /// Headless: the world is sized so the particles cover this fraction of it.
-    #[arg(long, default_value_t = 0.1)]
-    pub coverage: f32,
+    /// Headless: the world is a square sized so that `--particles` cover this fraction of it
+    /// (at most 0.85, the world's cap); with `--ramp`, the share it fills before it widens
+    /// [default: 0.1].
+    #[arg(long, allow_hyphen_values = true)]
+    pub coverage: Option<f32>,
 
     /// Exit after this many frames (headless: frames to simulate; windowed: scripted run).
     #[arg(long, value_parser = parse_whole::<u64>)]
@@ -43,10 +45,12 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
 
-    /// Windowed: the world's width and height are this many times the default (3072 x 2304),
-    /// and the particle cap grows with its area: 2 holds about 376,000 particles.
-    #[arg(long, value_name = "SCALE", default_value_t = 1.0, value_parser = parse_world_scale)]
-    pub world_scale: f32,
+    /// The window's world, its width and height this many times the default (3072 x 2304);
+    /// the particle cap grows with its area: 2 holds about 376,000 particles. Headless, the
+    /// run simulates this world and its cap instead of the square of `--coverage`
+    /// [default: 1 in the window].
+    #[arg(long, value_name = "SCALE", value_parser = parse_world_scale)]
+    pub world_scale: Option<f32>,
 
     /// Seed of the random generator.
     #[arg(long, default_value_t = 1, value_parser = parse_whole::<u64>)]
@@ -56,8 +60,9 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Mode::Incremental)]
     pub broadphase: Mode,
 
-    /// Gravity at start [default: on in the window; off headless, so the particles stay
-    /// spread at the requested coverage instead of piling up].
+    /// Gravity at start [default: on in the window and the headless ramp (the window's
+    /// scene); off in other headless runs, so the particles stay spread at the requested
+    /// coverage instead of piling up].
     #[arg(long, value_enum)]
     pub gravity: Option<Switch>,
 

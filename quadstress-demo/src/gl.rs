@@ -45,9 +45,22 @@ pub const X11: bool = cfg!(all(
     not(target_arch = "wasm32")
 ));
 
-/// The X screen's size in pixels, asked before the window opens (through the same libX11
-/// miniquad loads); `None` without an X display, or off Linux and the BSDs.
-pub fn x11_screen_size() -> Option<(u32, u32)> {
+/// Why no X11 window can open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoX11 {
+    /// libX11 cannot be loaded.
+    NoLibrary,
+    /// `XOpenDisplay` failed: no X server at `DISPLAY` (or none named), or it refused us.
+    Unreachable,
+}
+
+/// The X screen's size in pixels, asked before the window opens through the same libX11
+/// miniquad loads, so that a display miniquad could not open is refused with a message
+/// instead of its panic. `Ok(None)` off Linux and the BSDs (no X11 there).
+///
+/// # Errors
+/// Why no X11 window can open.
+pub fn x11_screen_size() -> Result<Option<(u32, u32)>, NoX11> {
     #[cfg(all(
         unix,
         not(any(target_os = "macos", target_os = "ios", target_os = "android")),
@@ -55,7 +68,7 @@ pub fn x11_screen_size() -> Option<(u32, u32)> {
     ))]
     {
         use macroquad::miniquad::native::linux_x11::libx11::{_XPrivDisplay, LibX11};
-        let x = LibX11::try_load().ok()?;
+        let x = LibX11::try_load().map_err(|_| NoX11::NoLibrary)?;
         // SAFETY: the display is checked for null before use and closed before returning;
         // its default screen index comes from the display itself and indexes its screen
         // array, as Xlib's `DefaultScreenOfDisplay` does.
@@ -63,9 +76,10 @@ pub fn x11_screen_size() -> Option<(u32, u32)> {
             // Xlib asks for this before any other call of a threaded program; miniquad calls
             // it again when it opens its own display, which Xlib allows.
             (x.XInitThreads)();
-            // A busy X server now and then refuses a connection: a few tries.
+            // A server just started (`xvfb-run`) or busy now and then refuses a connection:
+            // a few tries, over about a second.
             let mut display = (x.XOpenDisplay)(std::ptr::null());
-            for _ in 0..5 {
+            for _ in 0..10 {
                 if !display.is_null() {
                     break;
                 }
@@ -73,7 +87,7 @@ pub fn x11_screen_size() -> Option<(u32, u32)> {
                 display = (x.XOpenDisplay)(std::ptr::null());
             }
             if display.is_null() {
-                return None;
+                return Err(NoX11::Unreachable);
             }
             let private = display as _XPrivDisplay;
             let screen = (*private)
@@ -84,8 +98,8 @@ pub fn x11_screen_size() -> Option<(u32, u32)> {
             // Unloading libX11 here and loading it again in miniquad leaves it unable to
             // open the display: the library stays loaded, as it does for the window anyway.
             std::mem::forget(x);
-            let (w, h) = (u32::try_from(size.0).ok()?, u32::try_from(size.1).ok()?);
-            (w > 0 && h > 0).then_some((w, h))
+            let size = u32::try_from(size.0).ok().zip(u32::try_from(size.1).ok());
+            Ok(size.filter(|&(w, h)| w > 0 && h > 0))
         }
     }
     #[cfg(not(all(
@@ -93,7 +107,7 @@ pub fn x11_screen_size() -> Option<(u32, u32)> {
         not(any(target_os = "macos", target_os = "ios", target_os = "android")),
         not(target_arch = "wasm32")
     )))]
-    None
+    Ok(None)
 }
 
 /// What the window's context can do, as far as the demo's routes care.

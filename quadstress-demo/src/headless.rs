@@ -4,11 +4,13 @@
 
 use std::io::Write;
 
-use quadstress_sim::{HeightProfile, Percentiles, Phase, SimConfig, Simulation, MAX_PARTICLES};
+use quadstress::{Config, ItemId, Quadtree, Rect};
+use quadstress_sim::{HeightProfile, Percentiles, Phase, Simulation, MAX_PARTICLES};
 
-use super::cli::{Args, Switch};
+use super::cli::Args;
 use super::platform::now_seconds;
 use super::settings::placement_name;
+use super::startup::{headless_config, DEFAULT_COVERAGE};
 
 /// Runs the headless mode; returns an error message for bad flags. Output into a closed pipe
 /// (`quadstress --headless | head`) ends the run quietly.
@@ -54,6 +56,55 @@ fn available_memory() -> Option<u64> {
     }
 }
 
+/// The deepest overlap between two particles, in particle sides, measured after a step and
+/// outside its timing: a tree of the library's default settings (whatever `--capacity` and
+/// `--depth` say: a depth of 0 would make it a brute-force search) over the world, kept
+/// between steps so that a measure allocates nothing once it has grown. The depth of a pair
+/// is [`quadstress_sim::overlap_of`]'s: the overlap along the axis of least overlap.
+pub struct DeepestOverlap {
+    tree: Quadtree<u32>,
+    ids: Vec<ItemId>,
+}
+
+impl DeepestOverlap {
+    /// A measure for `world`'s particles.
+    ///
+    /// # Errors
+    /// The tree's, for a world it refuses.
+    pub fn new(world: Rect) -> Result<Self, String> {
+        Ok(DeepestOverlap {
+            tree: Quadtree::with_config(world, Config::default()).map_err(|e| e.to_string())?,
+            ids: Vec::new(),
+        })
+    }
+
+    /// The deepest overlap between two of `sim`'s particles now, as a fraction of their side
+    /// (0 when none overlap).
+    pub fn measure(&mut self, sim: &Simulation) -> f64 {
+        let s = sim.config().particle_size;
+        let particles = sim.particles();
+        self.tree.clear();
+        self.ids.clear();
+        // The simulation keeps its particles finite (its steps refuse what is not).
+        let _ = self.tree.insert_many(
+            particles
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.rect(s), i as u32)),
+            &mut self.ids,
+        );
+        let side = f64::from(s);
+        let mut deepest = 0f64;
+        self.tree.for_each_pair(|a, b| {
+            let (p, q) = (particles[*a.value as usize], particles[*b.value as usize]);
+            let ox = side - (f64::from(p.x) - f64::from(q.x)).abs();
+            let oy = side - (f64::from(p.y) - f64::from(q.y)).abs();
+            deepest = deepest.max(ox.min(oy));
+        });
+        deepest.max(0.0) / side
+    }
+}
+
 /// Why a run stopped early.
 enum Stop {
     Io(std::io::Error),
@@ -68,12 +119,6 @@ impl From<std::io::Error> for Stop {
 
 fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     let refuse = |e: &dyn std::fmt::Display| Stop::Refused(e.to_string());
-    if !(args.coverage.is_finite() && args.coverage > 0.0 && args.coverage <= 1.0) {
-        return Err(Stop::Refused(format!(
-            "--coverage must be in (0, 1], got {}",
-            args.coverage
-        )));
-    }
     let frames = args.frames.unwrap_or(600);
     if !(args.dt.is_finite() && args.dt >= 0.0) {
         return Err(Stop::Refused(format!(
@@ -108,13 +153,8 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
             )));
         }
     }
-    let mut config = SimConfig::with_coverage(args.particles.max(1), args.coverage);
-    config.seed = args.seed;
-    config.gravity_on = args.gravity == Some(Switch::On);
-    config.broadphase = args.broadphase.into();
-    config.max_particles = config.max_particles.max(args.particles);
-    // The library's defaults, as in the window.
-    config.tree = args.tree_config();
+    // The world's cap holds for scripted spawning too: the simulation refuses past it.
+    let config = headless_config(args, args.particles, false).map_err(Stop::Refused)?;
     // Boxed: scripted input (`--press`, `--panel`) hands it to the window's app and back.
     let mut sim = Box::new(Simulation::new(config).map_err(|e| refuse(&e))?);
     if let Some(threads) = args.threads {
@@ -123,8 +163,22 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     sim.spawn_burst(args.particles).map_err(|e| refuse(&e))?;
 
     writeln!(out, "particles: {} count", sim.len())?;
-    writeln!(out, "world_side: {} units", config.world.width())?;
-    writeln!(out, "coverage: {} fraction", args.coverage)?;
+    match args.world_scale {
+        Some(scale) => {
+            writeln!(out, "world_scale: {scale}")?;
+            writeln!(out, "world_width: {} units", config.world.width())?;
+            writeln!(out, "world_height: {} units", config.world.height())?;
+        }
+        None => {
+            writeln!(out, "world_side: {} units", config.world.width())?;
+            writeln!(
+                out,
+                "coverage: {} fraction",
+                args.coverage.unwrap_or(DEFAULT_COVERAGE)
+            )?;
+        }
+    }
+    writeln!(out, "particle_cap: {} count", config.max_particles)?;
     writeln!(out, "broadphase: {}", sim.broadphase().name())?;
     writeln!(out, "threads: {} threads", sim.threads())?;
     writeln!(out, "step_seconds: {} s", args.dt)?;
@@ -153,6 +207,12 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     // Kinetic energy per particle over the last second of simulated time.
     let last_second = (1.0 / f64::from(args.dt)).ceil().max(1.0) as u64;
     let (mut energy, mut energy_frames) = (0.0, 0u64);
+    // The share of particles awake, summed over the steps; the deepest overlap at any step
+    // after the first simulated second (the spawn's own overlaps are resolved by then).
+    let (mut awake, mut awake_steps) = (0.0, 0u64);
+    let mut overlap = DeepestOverlap::new(config.world).map_err(Stop::Refused)?;
+    let mut worst: Option<f64> = None;
+    let mut stepped = 0u64;
     for frame in 0..frames {
         if let Some(script) = script.as_mut() {
             let (back, steps) = script.frame(sim);
@@ -168,6 +228,16 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
             phases[k].1.record(ms);
         }
         phases[Phase::ALL.len()].1.record(t.step_ms);
+        stepped += 1;
+        if !sim.is_empty() {
+            awake += 1.0 - sim.sleeping() as f64 / sim.len() as f64;
+            awake_steps += 1;
+        }
+        // Measured after the step's timing has been taken, so it costs the run time only.
+        if stepped > last_second {
+            let deepest = overlap.measure(&sim);
+            worst = Some(worst.map_or(deepest, |w: f64| w.max(deepest)));
+        }
         contacts = contacts.saturating_add(sim.counts().contacts as u64);
         tested = tested.saturating_add(sim.counts().pairs_tested);
         if frames - frame <= last_second {
@@ -186,6 +256,20 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
             writeln!(out, "{name}.median: {median:.3} ms")?;
             writeln!(out, "{name}.p99: {p99:.3} ms")?;
         }
+        // The whole step's spread, where the time goes when the median hides it.
+        if *name == "step" {
+            if let (Some(mean), Some(p90)) = (times.mean(), times.percentile(0.9)) {
+                writeln!(out, "step.mean: {mean:.3} ms")?;
+                writeln!(out, "step.p90: {p90:.3} ms")?;
+            }
+        }
+    }
+    if awake_steps > 0 {
+        writeln!(
+            out,
+            "awake.mean: {:.3} fraction",
+            awake / awake_steps as f64
+        )?;
     }
     if frames > 0 {
         let f = frames as f64;
@@ -203,10 +287,13 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     writeln!(out, "tree.leaves: {} nodes", s.leaves)?;
     writeln!(out, "tree.deepest_level: {} levels", s.deepest_level)?;
     writeln!(out, "tree.items_at_root: {} items", s.items_at_root)?;
-    let overlap = sim.overlap();
-    writeln!(out, "overlap.pairs: {} pairs", overlap.pairs)?;
-    writeln!(out, "overlap.mean: {:.4} fraction", overlap.mean)?;
-    writeln!(out, "overlap.max: {:.4} fraction", overlap.max)?;
+    let end = sim.overlap();
+    writeln!(out, "overlap.pairs: {} pairs", end.pairs)?;
+    writeln!(out, "overlap.mean: {:.4} fraction", end.mean)?;
+    writeln!(out, "overlap.max: {:.4} fraction", end.max)?;
+    if let Some(worst) = worst {
+        writeln!(out, "overlap.worst: {worst:.4} sides")?;
+    }
     if energy_frames > 0 {
         writeln!(
             out,
@@ -223,4 +310,40 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     }
     writeln!(out, "state_hash: {:016x}", sim.state_hash())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quadstress_sim::SimConfig;
+
+    /// The kept tree measures what the simulation's own report does (a fresh tree of its
+    /// settings), step after step as the pile falls, lands and the tree is refilled.
+    #[test]
+    fn the_deepest_overlap_is_the_simulations_own_maximum() {
+        let mut sim = Simulation::new(SimConfig {
+            world: Rect::new(0.0, 0.0, 400.0, 300.0),
+            seed: 5,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        let mut deepest = DeepestOverlap::new(sim.config().world).unwrap();
+        assert_eq!(deepest.measure(&sim), 0.0, "no particles, no overlap");
+        sim.spawn_burst(1200).unwrap();
+        let mut seen = 0.0f64;
+        for step in 0..120 {
+            let ours = deepest.measure(&sim);
+            let theirs = sim.overlap().max;
+            assert!(
+                (ours - theirs).abs() < 1e-9,
+                "step {step}: {ours} vs {theirs}"
+            );
+            seen = seen.max(ours);
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        assert!(
+            seen > 0.0,
+            "a burst of 1,200 in this world overlaps somewhere"
+        );
+    }
 }

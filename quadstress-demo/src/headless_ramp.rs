@@ -1,18 +1,21 @@
 //! `--headless --ramp`: the simulation's step alone against a budget (see [`super::ramp`]).
 //!
 //! The ramp starts from [`START_PARTICLES`] in a square world the particles cover to
-//! `--coverage`; when the count would pass that coverage the world doubles its area
-//! ([`regrow`]), so the density stays between half the coverage and the coverage.
+//! `--coverage` (or in the window's world at `--world-scale`); when the count would pass that
+//! coverage the world doubles its area ([`regrow`]), so the density stays between half the
+//! coverage and the coverage. Its default scene is the window's: gravity on, a pile
+//! (`--gravity off` for a gas).
 
 use std::io::Write;
 
 use quadstress::Rect;
-use quadstress_sim::{SimConfig, Simulation, MAX_PARTICLES};
+use quadstress_sim::{Simulation, MAX_PARTICLES};
 
 use super::app::BruteForceEstimate;
-use super::cli::{Args, Switch};
+use super::cli::Args;
 use super::platform::now_seconds;
 use super::ramp::{regrow, thousands, wider, Measure, Ramp, Sample, Stop, START_PARTICLES};
+use super::startup::{headless_config, DEFAULT_COVERAGE};
 
 /// Most particles `world` holds at `coverage` of its area.
 fn cap_of(world: Rect, coverage: f32, particle_size: f32) -> usize {
@@ -37,12 +40,11 @@ pub fn run(
                          headless ramp adds its own",
         );
     }
-    let mut config = SimConfig::with_coverage(START_PARTICLES, args.coverage);
-    config.seed = args.seed;
-    config.gravity_on = args.gravity == Some(Switch::On);
-    config.broadphase = args.broadphase.into();
-    config.tree = args.tree_config();
-    config.max_particles = cap_of(config.world, args.coverage, config.particle_size);
+    let config = match headless_config(args, START_PARTICLES, true) {
+        Ok(config) => config,
+        Err(e) => return refused(&e),
+    };
+    let coverage = args.coverage.unwrap_or(DEFAULT_COVERAGE);
     let mut sim = match Simulation::new(config) {
         Ok(sim) => sim,
         Err(e) => return refused(&e),
@@ -57,7 +59,10 @@ pub fn run(
     }
     let mut ramp = Ramp::new(args.budget_ms, Measure::Step);
     writeln!(out, "ramp.start: {} count", sim.len())?;
-    writeln!(out, "coverage: {} fraction", args.coverage)?;
+    writeln!(out, "coverage: {coverage} fraction")?;
+    if let Some(scale) = args.world_scale {
+        writeln!(out, "world_scale: {scale}")?;
+    }
     writeln!(out, "broadphase: {}", sim.broadphase().name())?;
     writeln!(out, "threads: {} threads", sim.threads())?;
     writeln!(out, "step_seconds: {} s", args.dt)?;
@@ -88,7 +93,7 @@ pub fn run(
         }
         if wanted > sim.config().max_particles {
             let world = wider(sim.config().world);
-            let cap = cap_of(world, args.coverage, sim.config().particle_size);
+            let cap = cap_of(world, coverage, sim.config().particle_size);
             sim = match regrow(&sim, world, cap) {
                 Ok(sim) => sim,
                 Err(e) => return refused(&e),
@@ -118,10 +123,17 @@ pub fn run(
     }
     writeln!(out, "steps: {steps} steps")?;
     write!(out, "{}", ramp.summary_lines())?;
+    // The scene, so that a chart read alone says what it measured.
     let title = format!(
-        "{} particles in a {} ms step (headless, {} threads)",
+        "{} particles in a {} ms step\nheadless, gravity {}, coverage {coverage}, world {}, \
+         {} threads",
         thousands(ramp.max_particles()),
         ramp.budget_ms(),
+        if config.gravity_on { "on" } else { "off" },
+        match args.world_scale {
+            Some(scale) => format!("x{scale} of the window's"),
+            None => "square".to_owned(),
+        },
         sim.threads()
     );
     match super::plot::write_outputs(&ramp, args.csv.as_deref(), args.plot.as_deref(), &title) {

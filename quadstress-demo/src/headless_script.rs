@@ -6,7 +6,7 @@
 //! The app is the window's, built once; each scripted frame it takes the headless simulation
 //! in, acts, and hands it back, so the headless loop keeps stepping its own.
 
-use quadstress_sim::Simulation;
+use quadstress_sim::{FixedStep, Simulation, DEFAULT_MAX_STEPS_PER_FRAME};
 
 use super::app::App;
 use super::cli::Args;
@@ -104,7 +104,7 @@ impl HeadlessScript {
                 None => Ok(None),
             };
         }
-        let app = App::new(
+        let mut app = App::new(
             args.tree_config(),
             false,
             args.seed,
@@ -112,6 +112,9 @@ impl HeadlessScript {
             now_seconds,
         )
         .map_err(|e| e.to_string())?;
+        // Held spawn inputs spawn per step of the app's fixed step: headless steps `--dt`.
+        app.fixed =
+            FixedStep::new(args.dt, DEFAULT_MAX_STEPS_PER_FRAME).map_err(|e| e.to_string())?;
         Ok(Some(HeadlessScript {
             script: Script::new(args),
             app,

@@ -55,6 +55,7 @@ mod controls;
 mod platform;
 // Settings.
 mod cli;
+mod files;
 mod panel_controls;
 mod settings;
 mod startup;
@@ -122,6 +123,7 @@ mod layers {
         ("controls", 0),
         ("platform", 0),
         ("cli", 1),
+        ("files", 1),
         ("panel_controls", 1),
         ("settings", 1),
         ("startup", 1),

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use super::files::write_via_temporary;
 use super::ramp::Ramp;
 
 /// Writes the ramp's `--csv` and `--plot` files; returns a line to print for each.
@@ -18,13 +19,15 @@ pub fn write_outputs(
 ) -> Result<Vec<String>, String> {
     let mut written = Vec::new();
     if let Some(path) = csv {
-        std::fs::write(path, ramp.csv())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        write_via_temporary(path, |tmp| {
+            std::fs::write(tmp, ramp.csv())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        })?;
         written.push(format!("ramp.csv: {}", path.display()));
     }
     if let Some(path) = plot {
         #[cfg(not(target_arch = "wasm32"))]
-        chart::draw(ramp, path, title)?;
+        write_via_temporary(path, |tmp| chart::draw(ramp, tmp, path, title))?;
         #[cfg(target_arch = "wasm32")]
         let _ = title;
         written.push(format!("ramp.plot: {}", path.display()));
@@ -60,17 +63,19 @@ mod chart {
     const BRUTE: RGBColor = RGBColor(120, 120, 120);
     const BUDGET: RGBColor = RGBColor(210, 40, 40);
 
-    /// Draws `ramp`'s curve into `path`, a PNG or an SVG by its extension, titled `title`.
+    /// Draws `ramp`'s curve into `path`, a PNG or an SVG by its extension, titled `title`
+    /// (its first line large, its second, the scene, below it);
+    /// messages name the file as `shown` (the file `path` is renamed to).
     ///
     /// # Errors
     /// A message for an unknown extension, a curve with no point, or a failed write.
-    pub fn draw(ramp: &Ramp, path: &Path, title: &str) -> Result<(), String> {
+    pub fn draw(ramp: &Ramp, path: &Path, shown: &Path, title: &str) -> Result<(), String> {
         static REGISTER: Once = Once::new();
         REGISTER.call_once(|| {
             // The font is ours and valid: a failure would show as text missing from the chart.
             let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, FONT);
         });
-        let failed = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+        let failed = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", shown.display());
         match PlotFormat::of(path) {
             Some(PlotFormat::Png) => {
                 let root = BitMapBackend::new(path, SIZE).into_drawing_area();
@@ -84,7 +89,7 @@ mod chart {
             }
             None => Err(format!(
                 "{}: the plot's file must end in .png or .svg",
-                path.display()
+                shown.display()
             )),
         }
     }
@@ -111,8 +116,16 @@ mod chart {
         let y_top = y_hi * 2.0 * y_span.powf(0.35);
         root.fill(&WHITE)?;
         let text = |k: u32| (FAMILY, k * TEXT).into_font();
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, text(2))
+        // The headline large, the scene (its second line) below it at the labels' size: at
+        // the headline's size it would not fit the chart's width.
+        let (headline, scene) = title.split_once('\n').unwrap_or((title, ""));
+        let area = root.titled(headline, text(2))?;
+        let area = if scene.is_empty() {
+            area
+        } else {
+            area.titled(scene, text(1))?
+        };
+        let mut chart = ChartBuilder::on(&area)
             .margin(2 * TEXT)
             .x_label_area_size(3 * TEXT)
             .y_label_area_size(5 * TEXT)

@@ -131,6 +131,8 @@ pub struct Ramp {
     /// Frames still to pass before the first window: a window's first frames include its
     /// start (and a button's press), which the count has no part in.
     settling: usize,
+    /// Brute force's time per pair test, from the first point that had an estimate.
+    ms_per_pair: Option<f64>,
 }
 
 impl Ramp {
@@ -152,6 +154,7 @@ impl Ramp {
                 Measure::Frame => SETTLE_FRAMES,
                 Measure::Step => 0,
             },
+            ms_per_pair: None,
         }
     }
 
@@ -221,12 +224,25 @@ impl Ramp {
         if self.frames < WINDOW_FRAMES {
             return None;
         }
+        // One timed pair test for the whole curve (the first the estimate gives): timed
+        // again for each point, the host's noise would bend a line that only grows with n².
+        let pairs = |n: usize| n as f64 * (n as f64 - 1.0).max(0.0) / 2.0;
+        let brute_force_ms = match self.ms_per_pair {
+            Some(per_pair) => Some(per_pair * pairs(self.middle)),
+            None => {
+                let ms = brute_force_ms(self.middle);
+                if let Some(ms) = ms.filter(|_| self.middle >= 2) {
+                    self.ms_per_pair = Some(ms / pairs(self.middle));
+                }
+                ms
+            }
+        };
         let point = Point {
             particles: self.middle,
             step_ms: percentile(&mut self.step, 0.5),
             draw_ms: percentile(&mut self.draw, 0.5),
             frame_ms: percentile(&mut self.frame, 0.5),
-            brute_force_ms: brute_force_ms(self.middle),
+            brute_force_ms,
             world_width,
         };
         self.step.clear();
@@ -379,7 +395,8 @@ impl RampRun {
 }
 
 /// Checks before any work that the `--csv` and `--plot` files come with `--ramp` and can be
-/// written, so that a long ramp does not end in a refused write. A page writes no files.
+/// written, so that a long ramp does not end in a refused write; the files themselves are
+/// left as they are until the ramp writes them (see `files`). A page writes no files.
 pub fn check_outputs(csv: Option<&Path>, plot: Option<&Path>, ramp: bool) -> Result<(), String> {
     if !ramp && (csv.is_some() || plot.is_some()) {
         return Err("--csv and --plot write the ramp's curve: add --ramp".to_owned());
@@ -388,7 +405,7 @@ pub fn check_outputs(csv: Option<&Path>, plot: Option<&Path>, ramp: bool) -> Res
         if cfg!(target_arch = "wasm32") {
             return Err("a page cannot write files: --csv and --plot are for the desktop".into());
         }
-        std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        super::files::check_writable(path)?;
     }
     Ok(())
 }
@@ -531,12 +548,52 @@ mod tests {
         assert_eq!(points[0].particles, 1000 + 10 * (WINDOW_FRAMES / 2));
         assert_eq!(points[2].frame_ms, Some(30.0));
         assert_eq!(points[1].step_ms, Some(8.5));
-        assert_eq!(points[1].brute_force_ms, Some(points[1].particles as f64));
+        // The first estimate as it came; later points scale its time per pair.
+        assert_eq!(points[0].brute_force_ms, Some(points[0].particles as f64));
         assert_eq!(r.due(5000), 0, "a stopped ramp adds nothing");
         let summary = r.summary_lines();
         assert!(summary.contains("ramp.stopped_by: budget\n"), "{summary}");
         let max = format!("ramp.max_particles: {} count\n", points[1].particles);
         assert!(summary.contains(&max), "{summary}");
+    }
+
+    /// The brute-force line uses the first estimate's time per pair for every point, so it
+    /// rises with the count however the later estimates wander (they used to be re-timed
+    /// per point, and the line went down between points on a noisy host).
+    #[test]
+    fn the_brute_force_line_keeps_its_first_time_per_pair() {
+        let mut r = Ramp::new(1e6, Measure::Step);
+        // Estimates that fall as the count grows: a host that got quieter.
+        let noisy = [None, Some(4.0), Some(1.0), Some(0.5), Some(0.25)];
+        let mut points = Vec::new();
+        for (w, estimate) in noisy.into_iter().enumerate() {
+            for _ in 0..WINDOW_FRAMES {
+                let sample = Sample {
+                    step_ms: Some(1.0),
+                    ..Sample::default()
+                };
+                if let Some(p) = r.record(sample, 1000 * (w + 1), 800.0, |_| estimate) {
+                    points.push(p);
+                }
+            }
+        }
+        assert_eq!(points[0].brute_force_ms, None, "no timing yet");
+        assert_eq!(
+            points[1].brute_force_ms,
+            Some(4.0),
+            "the first timing as it came"
+        );
+        let per_pair = 4.0 / (2000.0 * 1999.0 / 2.0);
+        for p in &points[2..] {
+            let n = p.particles as f64;
+            let expected = per_pair * n * (n - 1.0) / 2.0;
+            assert!(
+                (p.brute_force_ms.unwrap() / expected - 1.0).abs() < 1e-12,
+                "{p:?}"
+            );
+        }
+        let line: Vec<f64> = points.iter().filter_map(|p| p.brute_force_ms).collect();
+        assert!(line.windows(2).all(|w| w[0] < w[1]), "{line:?}");
     }
 
     #[test]
@@ -573,7 +630,9 @@ mod tests {
         let rows: Vec<&str> = csv.lines().collect();
         assert_eq!(rows.len(), 4, "{csv}");
         assert_eq!(rows[1], "100,1.0000,,,0.5000,800");
-        assert_eq!(rows[3], "300,3.0000,,,0.5000,800");
+        // The first point's 0.5 ms, scaled by the pairs: 300 * 299 against 100 * 99.
+        let scaled = 0.5 * (300.0 * 299.0) / (100.0 * 99.0);
+        assert_eq!(rows[3], format!("300,3.0000,,,{scaled:.4},800"));
         assert!(rows.iter().all(|r| r.split(',').count() == 6));
     }
 

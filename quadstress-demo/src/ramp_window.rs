@@ -7,7 +7,7 @@ use std::path::Path;
 use super::app::App;
 use super::plot::write_outputs;
 use super::ramp::{Ramp, Sample, Stop};
-use super::settings::MAX_WORLD_SCALE;
+use super::settings::{MAX_COVERAGE, MAX_WORLD_SCALE};
 
 /// Runs the ramp's part of a frame, if a ramp runs: records `sample` (the last frame's
 /// times), then adds particles, widening the world by [`std::f32::consts::SQRT_2`] (twice the
@@ -78,10 +78,19 @@ pub fn report(app: &App, csv: Option<&Path>, plot: Option<&Path>) {
         return;
     };
     print!("{}{}", ramp.header_lines(), ramp.summary_lines());
+    // The scene, so that a chart read alone says what it measured.
     let title = format!(
-        "{} particles at {} ms frames ({}, {} threads)",
+        "{} particles at {} ms frames\nwindow, gravity {}, filled to {:.0}% then widened, \
+         world x{:.2} at the end, {}, {} threads",
         super::ramp::thousands(ramp.max_particles()),
         ramp.budget_ms(),
+        if app.sim().config().gravity_on {
+            "on"
+        } else {
+            "off"
+        },
+        MAX_COVERAGE * 100.0,
+        app.world_scale(),
         app.renderer,
         app.sim().threads()
     );

@@ -184,6 +184,8 @@ impl Script {
             if sim.config().gravity_on { "on" } else { "off" }
         );
         println!("query: {}", app.probe.shape().name());
+        // As headless prints it: the same script gives the same particles in both modes.
+        println!("state_hash: {:016x}", sim.state_hash());
         println!("zoom: {} px_per_unit", view.scale());
         println!(
             "particle_side: {} px",

@@ -1,7 +1,10 @@
 //! Checks and settings that come before either mode starts: flags that contradict each
 //! other, the thread count every pool of the program uses, and a window with no display.
 
-use super::cli::Args;
+use quadstress_sim::SimConfig;
+
+use super::cli::{Args, Switch};
+use super::settings::{particle_cap_of, scaled_world, MAX_COVERAGE, PARTICLE_SIZE};
 
 /// Refuses flags that contradict each other, whatever the mode.
 pub fn check(args: &Args) -> Result<(), String> {
@@ -43,24 +46,97 @@ pub fn apply_threads(args: &Args) {
     let _ = threads;
 }
 
-/// On Linux and the BSDs, a window needs an X or Wayland display: without one, says to use
-/// `xvfb-run` (or `--headless`) instead of the windowing library's panic.
+/// The hint every refused display ends with: how to run the demo without one.
+pub const DISPLAY_HINT: &str =
+    "run the window under a virtual one, `xvfb-run -a quadstress ...`, or use --headless";
+
+/// On Linux and the BSDs, the window is an X11 window (miniquad's default; under Wayland it
+/// opens through XWayland's `DISPLAY`): without `DISPLAY`, says to use `xvfb-run` (or
+/// `--headless`) instead of the windowing library's panic. A display that is set but does
+/// not answer is refused by the window itself, which asks it (see `window::run_window`).
 pub fn check_display() -> Result<(), String> {
     #[cfg(all(
         unix,
         not(target_os = "macos"),
         not(target_os = "ios"),
-        not(target_os = "android")
+        not(target_os = "android"),
+        not(target_arch = "wasm32")
     ))]
     {
-        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
-        if !set("DISPLAY") && !set("WAYLAND_DISPLAY") {
-            return Err(
-                "no display (DISPLAY and WAYLAND_DISPLAY are unset): run the window \
-                        under a virtual one, `xvfb-run -a quadstress ...`, or use --headless"
-                    .to_owned(),
-            );
+        if std::env::var_os("DISPLAY").is_none_or(|v| v.is_empty()) {
+            let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty());
+            return Err(format!(
+                "no display (DISPLAY is unset{}): {DISPLAY_HINT}",
+                if wayland {
+                    "; the window needs X11, which Wayland offers through XWayland's DISPLAY"
+                } else {
+                    ""
+                }
+            ));
         }
     }
     Ok(())
+}
+
+/// The share of a headless run's square world its particles cover unless `--coverage` says
+/// otherwise.
+pub const DEFAULT_COVERAGE: f32 = 0.1;
+
+/// The one set-up of the headless runs' simulation: the world (the window's at
+/// `--world-scale`, or a square that `particles` cover to `--coverage`), its cap (never more
+/// than [`MAX_COVERAGE`] of its area, as in the window), and the flags' seed, gravity, broad
+/// phase and tree. `ramp` is the headless ramp's: gravity on unless `--gravity off` (the
+/// window's scene), and a cap of `--coverage` of the area, where the ramp widens the world.
+///
+/// # Errors
+/// A message for a coverage outside (0, [`MAX_COVERAGE`]], `--coverage` with `--world-scale`
+/// outside the ramp, or more `particles` than the world holds.
+pub fn headless_config(args: &Args, particles: usize, ramp: bool) -> Result<SimConfig, String> {
+    let coverage = args.coverage.unwrap_or(DEFAULT_COVERAGE);
+    if !(coverage.is_finite() && coverage > 0.0 && coverage <= MAX_COVERAGE) {
+        return Err(format!(
+            "--coverage must be above 0 and at most {MAX_COVERAGE} (the world's cap), got {coverage}"
+        ));
+    }
+    let world = match args.world_scale {
+        Some(_) if args.coverage.is_some() && !ramp => {
+            return Err(
+                "--world-scale runs the window's world; --coverage sizes a square one for \
+                 --particles: give one of them"
+                    .to_owned(),
+            )
+        }
+        Some(scale) => scaled_world(scale),
+        None => SimConfig::with_coverage(particles.max(1), coverage).world,
+    };
+    let cap = if ramp {
+        let area = f64::from(world.width()) * f64::from(world.height());
+        (area * f64::from(coverage) / f64::from(PARTICLE_SIZE * PARTICLE_SIZE)) as usize
+    } else {
+        particle_cap_of(world)
+    };
+    if particles > cap {
+        let share = if ramp { coverage } else { MAX_COVERAGE };
+        return Err(format!(
+            "{particles} particles are more than the world holds: {cap} cover {:.0}% of its \
+             {} x {} units",
+            share * 100.0,
+            world.width(),
+            world.height()
+        ));
+    }
+    let gravity_on = match args.gravity {
+        Some(g) => g == Switch::On,
+        None => ramp,
+    };
+    Ok(SimConfig {
+        world,
+        particle_size: PARTICLE_SIZE,
+        max_particles: cap,
+        gravity_on,
+        seed: args.seed,
+        broadphase: args.broadphase.into(),
+        tree: args.tree_config(),
+        ..SimConfig::default()
+    })
 }

@@ -1,6 +1,5 @@
 //! The interactive window and its scripted mode: the frame loop.
 
-use macroquad::texture::get_screen_data;
 use macroquad::ui::root_ui;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
 use quadstress_sim::SimError;
@@ -16,7 +15,7 @@ use crate::script::{FrameTimes, Script};
 use crate::settings::{is_small_window, ui_scale, Renderer};
 use crate::stepper::Stepper;
 use crate::view::{Camera, View};
-use crate::{controls, draw, gl, panel, platform, ramp_window};
+use crate::{controls, draw, files, gl, panel, platform, ramp_window, startup};
 
 /// The window's size at start where the screen has room for it.
 const START_SIZE: (u32, u32) = (1280, 900);
@@ -24,10 +23,10 @@ const START_SIZE: (u32, u32) = (1280, 900);
 /// The window's size where an X screen's size could not be read: one most screens hold.
 const FALLBACK_SIZE: (u32, u32) = (1024, 768);
 
-/// The window: title, resizable, 1280x900 or the screen's size where that is smaller.
-pub fn window_conf() -> Conf {
+/// The window: title, resizable, 1280x900 or the X `screen`'s size where that is smaller.
+pub fn window_conf(screen: Option<(u32, u32)>) -> Conf {
     let unknown = if gl::X11 { FALLBACK_SIZE } else { START_SIZE };
-    let screen = gl::x11_screen_size().unwrap_or(unknown);
+    let screen = screen.unwrap_or(unknown);
     Conf {
         window_title: "quadstress".to_owned(),
         window_width: START_SIZE.0.min(screen.0) as i32,
@@ -37,12 +36,55 @@ pub fn window_conf() -> Conf {
     }
 }
 
+/// Why no window can open, in one line with the way out.
+fn no_window(why: gl::NoX11) -> String {
+    match why {
+        gl::NoX11::NoLibrary => {
+            "cannot open a window: libX11 is not installed (Debian: libx11-6, libxi6, libgl1); \
+             install it, or use --headless"
+                .to_owned()
+        }
+        gl::NoX11::Unreachable => format!(
+            "cannot open the display DISPLAY={} (XOpenDisplay() failed): no X server answers \
+             there, or it refused this program (under `xvfb-run -a`, another run may have taken its number: try \
+             again); {}",
+            std::env::var("DISPLAY").unwrap_or_default(),
+            startup::DISPLAY_HINT
+        ),
+    }
+}
+
+/// Turns miniquad's panic when it cannot open the display after all (the server went away
+/// between the check and the window) into the same one-line message and exit status as the
+/// check's; every other panic is reported as before.
+fn refuse_display_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("");
+        if message.starts_with("XOpenDisplay() failed") {
+            eprintln!("error: {}", no_window(gl::NoX11::Unreachable));
+            platform::exit(2);
+        } else if message.starts_with("X11 backend failed") {
+            eprintln!("error: {}", no_window(gl::NoX11::NoLibrary));
+            platform::exit(2);
+        }
+        default(info);
+    }));
+}
+
 /// Opens the window and runs the demo until it is closed, Esc is pressed or `--frames` have run.
 pub fn run_window(args: Args) -> Result<(), String> {
-    // Fail before opening a window: a bad flag or an unwritable screenshot path.
+    // Asked first: a display that does not answer is refused before anything is set up.
+    let screen = gl::x11_screen_size().map_err(no_window)?;
+    // Fail before opening a window: a bad flag or an unwritable screenshot path (the file
+    // itself is left as it is until the last frame replaces it).
     if let Some(path) = &args.screenshot {
-        std::fs::File::create(path)
-            .map_err(|e| format!("cannot write screenshot {}: {e}", path.display()))?;
+        files::check_writable(path).map_err(|e| format!("screenshot: {e}"))?;
     }
     let gravity = args.gravity != Some(Switch::Off);
     let mut app = App::new(
@@ -54,8 +96,8 @@ pub fn run_window(args: Args) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     app.display.colors = args.colors;
-    if args.world_scale != 1.0 {
-        app.set_world_scale(args.world_scale)?;
+    if let Some(scale) = args.world_scale.filter(|&s| s != 1.0) {
+        app.set_world_scale(scale)?;
     }
     if let Some(threads) = args.threads {
         app.sim_mut()
@@ -75,8 +117,11 @@ pub fn run_window(args: Args) -> Result<(), String> {
         Err(e @ SimError::CapReached { .. }) => eprintln!("{e}"),
         Err(e) => return Err(e.to_string()),
     }
+    if gl::X11 {
+        refuse_display_panics();
+    }
     let conf = macroquad::conf::Conf {
-        miniquad_conf: window_conf(),
+        miniquad_conf: window_conf(screen),
         // Fewer, larger batches: a draw call can hold up to 65,536 vertices (u16 indices).
         draw_call_vertex_capacity: 60_000,
         draw_call_index_capacity: 90_000,
@@ -179,14 +224,32 @@ fn take_input(app: &mut App, dt: f32, view: &View, pointer: Pointer) {
     }
 }
 
-/// Saves the window's pixels to `path` as an opaque PNG.
-fn save_screenshot(path: &std::path::Path) {
-    let mut image = get_screen_data();
-    for px in image.bytes.chunks_exact_mut(4) {
-        px[3] = 255;
+/// Saves the window's pixels to `path` as an opaque PNG, through a temporary file (see
+/// `files`).
+#[cfg(not(target_arch = "wasm32"))]
+fn save_screenshot(path: &std::path::Path) -> Result<(), String> {
+    let image = macroquad::texture::get_screen_data();
+    let (w, h) = (usize::from(image.width), usize::from(image.height));
+    // OpenGL's rows run bottom to top; a PNG's top to bottom.
+    let mut rgba = Vec::with_capacity(w * h * 4);
+    for row in image.bytes.chunks_exact(w * 4).rev() {
+        for px in row.chunks_exact(4) {
+            rgba.extend_from_slice(&[px[0], px[1], px[2], 255]);
+        }
     }
-    image.export_png(&path.to_string_lossy());
+    files::write_via_temporary(path, |tmp| {
+        let failed =
+            |e: &dyn std::fmt::Display| format!("cannot write screenshot {}: {e}", path.display());
+        let file = std::fs::File::create(tmp).map_err(|e| failed(&e))?;
+        let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(|e| failed(&e))?;
+        writer.write_image_data(&rgba).map_err(|e| failed(&e))?;
+        writer.finish().map_err(|e| failed(&e))
+    })?;
     println!("screenshot: {}", path.display());
+    Ok(())
 }
 
 /// The frame loop: input, the frame's steps, drawing, as in macroquad's examples, with the
@@ -281,6 +344,7 @@ async fn run(mut app: App, args: Args) {
         // onto the window, reads it; the last frame's report too).
         let early = scratch.overlay.cached() && !last;
         let step_seconds = app.fixed.step_seconds();
+        let mut steps_started = early;
         if early {
             stepper.start(app.sim_slot(), steps, step_seconds);
         }
@@ -308,17 +372,33 @@ async fn run(mut app: App, args: Args) {
             break;
         }
         if last {
-            if let Some(path) = &args.screenshot {
-                save_screenshot(path);
-            }
+            #[cfg(not(target_arch = "wasm32"))]
+            let saved = args.screenshot.as_deref().map(save_screenshot);
+            // A page writes no files (`--screenshot` is refused there).
+            #[cfg(target_arch = "wasm32")]
+            let saved: Option<Result<(), String>> = None;
+            // The last frame's steps run before the report (after its picture), so that it
+            // tells the state after every scripted frame's steps, as a headless run does.
+            let stepped = crate::stepper::run_steps(
+                app.sim_mut(),
+                steps,
+                step_seconds,
+                platform::now_seconds,
+            );
+            app.stepped(stepped);
+            steps_started = true;
             script.report(&app, &view, stepper.overlaps());
+            if let Some(Err(e)) = saved {
+                eprintln!("error: {e}");
+                platform::exit(1);
+            }
             if platform::SCRIPTED_RUN_EXITS {
                 break;
             }
             // A page stays open: the scripted frame is done, the demo goes on interactively.
             script.end();
         }
-        if !early {
+        if !steps_started {
             // In line, or on the step thread while the frame is shown.
             stepper.start(app.sim_slot(), steps, step_seconds);
         }

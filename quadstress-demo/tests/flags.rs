@@ -540,7 +540,9 @@ fn a_headless_stream_pours_at_the_pointer() {
 #[test]
 fn headless_presses_and_panel_settings_act_as_in_the_window() {
     let run = |extra: &[&str]| {
+        // A world with room for the panel's 5,000 more (its cap is 85% of its area).
         let mut args = vec!["--headless", "--particles", "300", "--frames", "6"];
+        args.extend_from_slice(&["--coverage", "0.02"]);
         args.extend_from_slice(extra);
         stdout_of(&args)
     };
@@ -583,4 +585,267 @@ fn headless_presses_and_panel_settings_act_as_in_the_window() {
     assert!(stderr.contains("ramp adds its own"), "{stderr}");
     let stderr = refused(&["--headless", "--press", "C@5-3"]);
     assert!(stderr.contains("backwards"), "{stderr}");
+}
+
+/// Runs the demo with `DISPLAY` set to `display` (and no Wayland display).
+fn quadstress_on(display: &str, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("DISPLAY", display)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("the demo binary runs")
+}
+
+/// A display that is set but has no X server behind it gets the same one-line hint as a
+/// missing one, exit 2, instead of miniquad's "XOpenDisplay() failed!" panic (exit 101).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unreachable_display_gets_the_one_line_hint() {
+    // No X server listens on display 4321 (its socket would be /tmp/.X11-unix/X4321).
+    assert!(!std::path::Path::new("/tmp/.X11-unix/X4321").exists());
+    let out = quadstress_on(":4321", &["--frames", "2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{:?}\n{stderr}", out.status);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: ") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("DISPLAY=:4321")
+            && stderr.contains("xvfb-run")
+            && stderr.contains("--headless"),
+        "{stderr}"
+    );
+}
+
+/// A refused run changes no file: the `--csv`, `--plot` and `--screenshot` files a user
+/// already has are left byte for byte as they were, and nothing is left beside them (the
+/// outputs are written to a temporary file renamed at the end, once every check passed).
+#[test]
+fn a_refused_run_changes_no_output_file() {
+    let dir = scratch_dir("refused-outputs");
+    let kept = |name: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("the user's {name}\nsecond line\n")).unwrap();
+        path
+    };
+    let (csv, png, svg, shot) = (
+        kept("curve.csv"),
+        kept("curve.png"),
+        kept("curve.svg"),
+        kept("shot.png"),
+    );
+    let path = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let ramp_refused = |flag: &str, file: &str| {
+        // `--press` with `--ramp` is refused after the flags parse.
+        let stderr = refused(&[
+            "--headless",
+            "--ramp",
+            flag,
+            file,
+            "--press",
+            "B@1",
+            "--frames",
+            "3",
+        ]);
+        assert!(stderr.contains("ramp adds its own"), "{stderr}");
+    };
+    ramp_refused("--csv", &path(&csv));
+    ramp_refused("--plot", &path(&png));
+    ramp_refused("--plot", &path(&svg));
+    // A coverage refused by the headless run's own check, after the outputs were checked.
+    refused(&[
+        "--headless",
+        "--ramp",
+        "--csv",
+        &path(&csv),
+        "--coverage",
+        "2",
+    ]);
+    // A window whose display does not answer.
+    let out = quadstress_on(":4321", &["--frames", "2", "--screenshot", &path(&shot)]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    // Without a display at all.
+    refused(&["--frames", "2", "--screenshot", &path(&shot)]);
+    for file in [&csv, &png, &svg, &shot] {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(file).unwrap(),
+            format!("the user's {name}\nsecond line\n"),
+            "{name} changed"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 4, "files left beside the outputs: {left:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A ramp that runs replaces the user's `--csv` and `--plot` files with its own, whole.
+#[test]
+fn a_ramp_that_runs_replaces_its_output_files() {
+    let dir = scratch_dir("replaced-outputs");
+    let (csv, svg) = (dir.join("curve.csv"), dir.join("curve.svg"));
+    std::fs::write(&csv, "old\n").unwrap();
+    std::fs::write(&svg, "old\n").unwrap();
+    stdout_of(&[
+        "--headless",
+        "--ramp",
+        "--frames",
+        "70",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("particles,step_ms,"), "{text}");
+    assert_eq!(text.lines().count(), 2, "one point in 70 steps: {text}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// No particle count passes the world's cap in any mode: a headless run holding the flood
+/// key fills its world to 85% of its area and stops there (it used to spawn on to 6,100
+/// particles in a world for 172, a packing of 30); `--particles` above the cap and a
+/// coverage above it are refused.
+#[test]
+fn headless_spawning_stops_at_the_worlds_cap() {
+    let stdout = stdout_of(&[
+        "--headless",
+        "--particles",
+        "100",
+        "--coverage",
+        "0.5",
+        "--gravity",
+        "on",
+        "--press",
+        "2@1-60",
+        "--frames",
+        "60",
+    ]);
+    let side = value_of(&stdout, "world_side").expect("world_side");
+    let cap = (side * side * 0.85 / 64.0).floor();
+    assert_eq!(value_of(&stdout, "particle_cap"), Some(cap), "{stdout}");
+    assert_eq!(value_of(&stdout, "particles_end"), Some(cap), "{stdout}");
+    let stderr = refused(&["--headless", "--coverage", "0.9", "--frames", "1"]);
+    assert!(stderr.contains("at most 0.85"), "{stderr}");
+    let stderr = refused(&["--headless", "--coverage", "-0.5", "--frames", "1"]);
+    assert!(stderr.contains("--coverage must be above 0"), "{stderr}");
+    let stderr = refused(&[
+        "--headless",
+        "--world-scale",
+        "0.25",
+        "--particles",
+        "6000",
+        "--frames",
+        "1",
+    ]);
+    assert!(
+        stderr.contains("more than the world holds: 5875"),
+        "{stderr}"
+    );
+}
+
+/// Headless `--world-scale` runs the window's world and its cap (3072 x 2304 times the
+/// scale, 85% of its area), so that a fill scripted headless is the window user's; it used
+/// to be ignored. With `--coverage`, which sizes another world, it is refused.
+#[test]
+fn headless_world_scale_is_the_windows_world_and_cap() {
+    let stdout = stdout_of(&[
+        "--headless",
+        "--world-scale",
+        "0.25",
+        "--particles",
+        "0",
+        "--gravity",
+        "on",
+        "--press",
+        "2@1-120",
+        "--frames",
+        "120",
+    ]);
+    let (w, h) = (3072.0 * 0.25, 2304.0 * 0.25);
+    assert_eq!(value_of(&stdout, "world_width"), Some(w), "{stdout}");
+    assert_eq!(value_of(&stdout, "world_height"), Some(h), "{stdout}");
+    let cap = (w * h * 0.85 / 64.0_f64).floor();
+    assert_eq!(value_of(&stdout, "particle_cap"), Some(cap), "{stdout}");
+    assert_eq!(value_of(&stdout, "particles_end"), Some(cap), "{stdout}");
+    assert!(!stdout.contains("world_side"), "{stdout}");
+    let stderr = refused(&[
+        "--headless",
+        "--world-scale",
+        "1.2",
+        "--coverage",
+        "0.3",
+        "--frames",
+        "1",
+    ]);
+    assert!(stderr.contains("give one of them"), "{stderr}");
+}
+
+/// Headless runs print the step's mean and 90th percentile beside its median and 99th, the
+/// share of particles awake, and the deepest overlap of any step after the first second,
+/// which the overlap at the end can only equal or stay under.
+#[test]
+fn headless_runs_print_the_steps_spread_the_awake_share_and_the_worst_overlap() {
+    let stdout = stdout_of(&[
+        "--headless",
+        "--particles",
+        "3000",
+        "--coverage",
+        "0.3",
+        "--gravity",
+        "on",
+        "--frames",
+        "150",
+    ]);
+    let get = |name: &str| value_of(&stdout, name).unwrap_or_else(|| panic!("{name}: {stdout}"));
+    let (median, p90, p99, mean) = (
+        get("step.median"),
+        get("step.p90"),
+        get("step.p99"),
+        get("step.mean"),
+    );
+    assert!(median <= p90 && p90 <= p99, "{stdout}");
+    assert!(mean > 0.0 && mean <= p99 * 1.5, "{stdout}");
+    let awake = get("awake.mean");
+    assert!((0.0..=1.0).contains(&awake), "{stdout}");
+    assert!(awake > 0.5, "a falling pile is mostly awake: {stdout}");
+    assert!(get("overlap.worst") >= get("overlap.max"), "{stdout}");
+    // Under a second of steps there is no step to take the worst of.
+    let short = stdout_of(&["--headless", "--particles", "300", "--frames", "30"]);
+    assert!(!short.contains("overlap.worst"), "{short}");
+    assert!(short.contains("awake.mean: "), "{short}");
+}
+
+/// The headless ramp's default scene is the window's, a pile under gravity; `--gravity off`
+/// makes it a gas. The chart's title names the scene.
+#[test]
+fn the_headless_ramp_piles_under_gravity_unless_told_otherwise() {
+    let dir = scratch_dir("ramp-scene");
+    let svg = dir.join("curve.svg");
+    let pile = stdout_of(&[
+        "--headless",
+        "--ramp",
+        "--frames",
+        "61",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(pile.contains("\ngravity: on\n"), "{pile}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("headless, gravity on, coverage 0.1, world square"),
+        "the title names the scene"
+    );
+    let gas = stdout_of(&["--headless", "--ramp", "--frames", "1", "--gravity", "off"]);
+    assert!(gas.contains("\ngravity: off\n"), "{gas}");
+    let _ = std::fs::remove_dir_all(dir);
 }
