@@ -17,7 +17,7 @@
 //! ([`SimConfig`], [`Broadphase`], [`SimError`] and the checks of a setting), `driver`
 //! ([`FixedStep`]), `spawn` (bursts and streams), `broad` (the tree, the contacts and
 //! `touching`), `solver` (motion, walls, contacts, sleep; the design of the physics is in
-//! its documentation) with `solver::sort` (the order of the contacts), `layout` (the
+//! its documentation, its parts a file each), `layout` (the
 //! reordering), `parallel` (the worker threads and the stripe views), `metrics` (what a
 //! report measures), `pile` (the pile's height profile), `timing` (phase times).
 //!

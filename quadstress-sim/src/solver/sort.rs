@@ -10,8 +10,12 @@
 //! comparison sort by row and particles elsewhere, so that nothing is sized by a tall
 //! world).
 
-use super::{Body, Contact, Simulation, CHUNK, MAX_STRIPES};
+use super::body::Body;
+use super::contact::Contact;
+use super::stripes::MAX_STRIPES;
+use super::CHUNK;
 use crate::parallel::Cut;
+use crate::Simulation;
 
 /// Contacts per chunk of the first contact pass.
 const CONTACT_CHUNK: usize = 16_384;

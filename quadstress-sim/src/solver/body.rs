@@ -1,0 +1,140 @@
+//! Each particle's state in the solver ([`Body`]) and the solver's reusable buffers.
+
+use super::contact::Contact;
+use super::sort;
+use super::SLEEP_STEPS;
+
+/// A particle's state in the solver, beside the particle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Body {
+    /// Where the particle was after this substep's motion, before its contacts (moved along
+    /// with pushes that must not give it speed).
+    pub(super) mid: [f32; 2],
+    /// Steps in a row it has been slow; asleep from [`SLEEP_STEPS`] on.
+    pub(super) still: u32,
+    /// The substep on which it was last found supported.
+    pub(super) support: u32,
+    /// The substeps on which it last touched a particle on its left and on its right.
+    pub(super) touched: [u32; 2],
+    /// The substeps on which it last had a shoulder on its left and on its right (see
+    /// [`SHOULDER`](super::grain::SHOULDER)).
+    pub(super) shoulder: [u32; 2],
+    /// The substeps on which it last had a particle above it beyond its left and right edge.
+    pub(super) roof: [u32; 2],
+    /// What it touched along y in the last substep: [`REST_LEFT`], [`REST_RIGHT`], [`LOADED`].
+    pub(super) rest: u8,
+    /// `rest` of the substep before.
+    pub(super) rest_before: u8,
+    /// Whether it leans in this substep (see `lean`): it tips over its support's edge, which
+    /// does not slide, so the support's friction does not hold it back.
+    pub(super) leaning: bool,
+    /// The substeps it has leaned since it last came down half a side (or slept), and the
+    /// height (y) it came down to (minus infinity before it first leans).
+    pub(super) lean_substeps: u32,
+    pub(super) lean_y: f32,
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Body {
+            mid: [0.0; 2],
+            still: 0,
+            support: 0,
+            touched: [0; 2],
+            shoulder: [0; 2],
+            roof: [0; 2],
+            rest: 0,
+            rest_before: 0,
+            leaning: false,
+            lean_substeps: 0,
+            lean_y: f32::NEG_INFINITY,
+        }
+    }
+}
+
+/// [`Body::rest`]: it rested on a particle whose centre lies left of (or under) its own...
+pub(super) const REST_LEFT: u8 = 1;
+
+/// ...on one whose centre lies right of its own...
+pub(super) const REST_RIGHT: u8 = 2;
+
+/// ...and a particle rested on it.
+pub(super) const LOADED: u8 = 4;
+
+/// `still` of a sleeping particle that wakes at the end of the step.
+pub(super) const WOKEN: u32 = u32::MAX;
+
+impl Body {
+    #[inline(always)]
+    pub(super) fn asleep(&self) -> bool {
+        self.still >= SLEEP_STEPS
+    }
+}
+
+/// The reusable buffers of the stripe solver, and each particle's [`Body`].
+#[derive(Debug, Default)]
+pub(crate) struct SolverBuffers {
+    pub(super) bodies: Vec<Body>,
+    /// Scratch of `renumber`.
+    pub(super) renumbered: Vec<Body>,
+    /// Where each stripe's particles start, by index, and (last) where the particles outside
+    /// every stripe start: fixed by the last reordering.
+    pub(super) stripe_starts: Vec<u32>,
+    /// The sort's buffers.
+    pub(super) sort: sort::SortBuffers,
+    /// The contacts by bucket (each stripe, then the serial bucket), each floor first.
+    pub(super) sorted: Vec<Contact>,
+    /// Where each bucket's contacts start in `sorted` (and, last, the contact count).
+    pub(super) starts: Vec<u32>,
+    /// Substeps solved so far (wrapping): stamps the supports.
+    pub(super) substep: u32,
+}
+
+impl SolverBuffers {
+    /// Forgets every particle's state (the buffers stay).
+    pub(crate) fn clear(&mut self) {
+        self.bodies.clear();
+        self.stripe_starts.clear();
+    }
+
+    /// How many particles (from index 0) lie in stripes.
+    pub(crate) fn in_stripes(&self) -> usize {
+        self.stripe_starts.last().map_or(0, |&s| s as usize)
+    }
+
+    /// Sets the stripes: stripe `k` starts at index `start(k)`, and `start(count)` is where
+    /// the particles outside every stripe start.
+    pub(crate) fn set_stripes(&mut self, count: usize, start: impl Fn(usize) -> usize) {
+        self.stripe_starts.clear();
+        self.stripe_starts
+            .extend((0..=count).map(|k| if k == 0 { 0 } else { start(k) as u32 }));
+    }
+
+    /// Follows a reordering: `new_index[old]` is each particle's new index. Particles spawned
+    /// since the last step have no body yet (they are appended, so theirs are the last
+    /// indices): they get a fresh one, and every other particle keeps its own, asleep or not.
+    /// (Dropping them all woke a whole pile at every reordering while a stream poured on it.)
+    pub(crate) fn renumber(&mut self, new_index: &[u32]) {
+        if self.bodies.len() > new_index.len() {
+            self.bodies.clear();
+            return;
+        }
+        self.bodies.resize(new_index.len(), Body::default());
+        self.renumbered.clear();
+        self.renumbered.resize(new_index.len(), Body::default());
+        for (old, &new) in new_index.iter().enumerate() {
+            self.renumbered[new as usize] = self.bodies[old];
+        }
+        std::mem::swap(&mut self.bodies, &mut self.renumbered);
+    }
+
+    /// Whether particle `i` sleeps (one with no body yet is awake).
+    pub(crate) fn is_asleep(&self, i: usize) -> bool {
+        self.bodies.get(i).is_some_and(Body::asleep)
+    }
+
+    /// How many particles are asleep.
+    pub(crate) fn sleeping(&self) -> usize {
+        self.bodies.iter().filter(|b| b.asleep()).count()
+    }
+}
