@@ -1,7 +1,8 @@
 //! Command-line flags of the `quadstress` binary: the windowed demo, its scripted mode, and
 //! the headless stress mode.
 
-use clap::{Parser, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use quadstress::{Config, Placement};
 use quadstress_sim::Broadphase;
 
@@ -26,7 +27,7 @@ pub struct Args {
     pub headless: bool,
 
     /// Headless: number of particles.
-    #[arg(long, default_value_t = 100_000, value_parser = parse_whole::<usize>)]
+    #[arg(long, default_value_t = 100_000, value_parser = parse_whole::<usize>, allow_hyphen_values = true)]
     pub particles: usize,
 
     /// Headless: the world is a square sized so that `--particles` cover this fraction of it
@@ -36,24 +37,24 @@ pub struct Args {
     pub coverage: Option<f32>,
 
     /// Exit after this many frames (headless: frames to simulate; windowed: scripted run).
-    #[arg(long, value_parser = parse_whole::<u64>)]
+    #[arg(long, value_parser = parse_whole::<u64>, allow_hyphen_values = true)]
     pub frames: Option<u64>,
 
     /// Worker threads of every pool: the simulation's phases, the canvas's bands, the depth
     /// walk [default: every core]; above the machine's cores it warns. Any count gives the
     /// same particles, bit for bit (headless prints `state_hash`).
-    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    #[arg(long, value_name = "N", value_parser = parse_threads, allow_hyphen_values = true)]
     pub threads: Option<usize>,
 
     /// The window's world, its width and height this many times the default (3072 x 2304);
     /// the particle cap grows with its area: 2 holds about 376,000 particles. Headless, the
     /// run simulates this world and its cap instead of the square of `--coverage`
     /// [default: 1 in the window].
-    #[arg(long, value_name = "SCALE", value_parser = parse_world_scale)]
+    #[arg(long, value_name = "SCALE", value_parser = parse_world_scale, allow_hyphen_values = true)]
     pub world_scale: Option<f32>,
 
     /// Seed of the random generator.
-    #[arg(long, default_value_t = 1, value_parser = parse_whole::<u64>)]
+    #[arg(long, default_value_t = 1, value_parser = parse_whole::<u64>, allow_hyphen_values = true)]
     pub seed: u64,
 
     /// Broad phase to start with.
@@ -67,11 +68,11 @@ pub struct Args {
     pub gravity: Option<Switch>,
 
     /// Items a quadtree leaf holds before it splits.
-    #[arg(long, default_value_t = Config::default().leaf_capacity, value_parser = parse_whole::<usize>)]
+    #[arg(long, default_value_t = Config::default().leaf_capacity, value_parser = parse_whole::<usize>, allow_hyphen_values = true)]
     pub capacity: usize,
 
     /// Depth limit of the quadtree.
-    #[arg(long, default_value_t = Config::default().max_depth, value_parser = parse_whole::<u8>)]
+    #[arg(long, default_value_t = Config::default().max_depth, value_parser = parse_whole::<u8>, allow_hyphen_values = true)]
     pub depth: u8,
 
     /// Where the quadtree puts an item: the smallest node containing it, or a loose node
@@ -109,12 +110,12 @@ pub struct Args {
     pub pointer: Option<(f32, f32)>,
 
     /// Windowed: particles spawned at start.
-    #[arg(long, default_value_t = 0, value_parser = parse_whole::<usize>)]
+    #[arg(long, default_value_t = 0, value_parser = parse_whole::<usize>, allow_hyphen_values = true)]
     pub spawn: usize,
 
     /// Windowed: right-click at these world coordinates on the first frame, e.g. `700,500`;
     /// the report then follows the quad and is printed again after the last frame.
-    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    #[arg(long, value_name = "X,Y", value_parser = parse_point, allow_hyphen_values = true)]
     pub right_click: Option<(f32, f32)>,
 
     /// Windowed: move the blue quad by this many world units every frame, e.g. `4,0`.
@@ -122,12 +123,12 @@ pub struct Args {
     pub move_quad: Option<(f32, f32)>,
 
     /// Windowed: start zoomed to this many pixels per world unit (1 = 1:1, up to 4).
-    #[arg(long, value_parser = parse_zoom)]
+    #[arg(long, value_parser = parse_zoom, allow_hyphen_values = true)]
     pub zoom: Option<f32>,
 
     /// Windowed: the world point at the window's centre when zoomed [default: the world's
     /// centre].
-    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    #[arg(long, value_name = "X,Y", value_parser = parse_point, allow_hyphen_values = true)]
     pub center: Option<(f32, f32)>,
 
     /// Windowed: what the particles' colours show at start.
@@ -146,12 +147,22 @@ pub struct Args {
     pub panel: Vec<(&'static Control, Value, u64)>,
 
     /// Windowed: frames run before the frame times are recorded (a pile settles untimed).
-    #[arg(long, default_value_t = 0, value_parser = parse_whole::<u64>)]
+    #[arg(long, default_value_t = 0, value_parser = parse_whole::<u64>, allow_hyphen_values = true)]
     pub warmup: u64,
 
     /// Windowed: save the last frame to this PNG file.
     #[arg(long, value_name = "FILE")]
     pub screenshot: Option<std::path::PathBuf>,
+
+    /// Windowed: the window's size in pixels, e.g. `640x480` or `2560x1600` [default:
+    /// 1280x900, or the screen's size where that is smaller].
+    #[arg(long, value_name = "WxH", value_parser = parse_window, allow_hyphen_values = true)]
+    pub window: Option<(u32, u32)>,
+
+    /// Which flags the command line (or the page's URL) gave, of [`WINDOW_ONLY`]'s: a
+    /// headless run refuses them.
+    #[arg(skip)]
+    pub window_only_given: Vec<&'static str>,
 
     /// Windowed: how particles and outlines are drawn (default: chosen from the OpenGL
     /// renderer: the canvas under software OpenGL, instancing on a GPU).
@@ -185,13 +196,13 @@ pub struct Args {
 pub fn script_args() -> Option<Args> {
     #[cfg(not(target_arch = "wasm32"))]
     {
-        Some(Args::parse())
+        Some(parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit()))
     }
     #[cfg(target_arch = "wasm32")]
     {
         let words = super::platform::page_args();
         let argv = std::iter::once("quadstress").chain(words.iter().map(String::as_str));
-        match Args::try_parse_from(argv) {
+        match parse_from(argv) {
             Ok(args) if args.screenshot.is_some() => {
                 eprintln!("error: a page cannot write files; take screenshots with the browser");
                 None
@@ -203,6 +214,44 @@ pub fn script_args() -> Option<Args> {
             }
         }
     }
+}
+
+/// The flags (by their ids, the fields' names) only a window honours: they draw, place the
+/// view, time frames or start with particles of the window's own. A headless run refuses
+/// them rather than run without them.
+pub const WINDOW_ONLY: &[&str] = &[
+    "spawn",
+    "right_click",
+    "move_quad",
+    "zoom",
+    "center",
+    "colors",
+    "warmup",
+    "screenshot",
+    "renderer",
+    "overlap",
+    "overlay_cache",
+    "blit",
+    "window",
+];
+
+/// Parses `argv` (the program's name first) and notes which [`WINDOW_ONLY`] flags it gave.
+///
+/// # Errors
+/// clap's, for flags it refuses.
+pub fn parse_from<I, T>(argv: I) -> Result<Args, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = Args::command().try_get_matches_from(argv)?;
+    let mut args = Args::from_arg_matches(&matches)?;
+    args.window_only_given = WINDOW_ONLY
+        .iter()
+        .copied()
+        .filter(|id| matches.value_source(id) == Some(ValueSource::CommandLine))
+        .collect();
+    Ok(args)
 }
 
 impl Args {
@@ -271,11 +320,36 @@ where
     T::Err: std::fmt::Display,
 {
     let t = s.trim();
+    if t.starts_with('-') && t[1..].parse::<f64>().is_ok() {
+        return Err(format!("expected a whole number of 0 or more, got {s:?}"));
+    }
     if t.contains(['.', 'e', 'E']) && t.parse::<f64>().is_ok() {
         return Err(format!("expected a whole number, got {s:?}"));
     }
     t.parse()
         .map_err(|e| format!("expected a whole number, got {s:?} ({e})"))
+}
+
+/// The smallest and largest window side `--window` takes, in pixels.
+pub const WINDOW_SIDES: std::ops::RangeInclusive<u32> = 320..=8192;
+
+fn parse_window(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .trim()
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WxH, e.g. 640x480, got {s:?}"))?;
+    let side = |v: &str| -> Result<u32, String> {
+        let n: u32 = parse_whole(v).map_err(|e| format!("{e} in --window {s:?}"))?;
+        if !WINDOW_SIDES.contains(&n) {
+            return Err(format!(
+                "window sides must be {} to {} pixels, got {s:?}",
+                WINDOW_SIDES.start(),
+                WINDOW_SIDES.end()
+            ));
+        }
+        Ok(n)
+    };
+    Ok((side(w)?, side(h)?))
 }
 
 fn parse_point(s: &str) -> Result<(f32, f32), String> {

@@ -6,7 +6,8 @@ use quadstress_sim::SimConfig;
 use super::cli::{Args, Switch};
 use super::settings::{particle_cap_of, scaled_world, MAX_COVERAGE, PARTICLE_SIZE};
 
-/// Refuses flags that contradict each other, whatever the mode.
+/// Refuses flags that contradict each other, whatever the mode, and window-only flags in a
+/// headless run.
 pub fn check(args: &Args) -> Result<(), String> {
     if let Some(frames) = args.frames {
         if args.warmup > 0 && args.warmup >= frames {
@@ -14,6 +15,15 @@ pub fn check(args: &Args) -> Result<(), String> {
                 "--warmup {} leaves none of --frames {frames} to time: the warm-up must be \
                  shorter than the run",
                 args.warmup
+            ));
+        }
+    }
+    if args.headless {
+        if let Some(flag) = args.window_only_given.first() {
+            return Err(format!(
+                "--{} is for the window: a headless run draws nothing and cannot honour it \
+                 (leave it out, or drop --headless)",
+                flag.replace('_', "-")
             ));
         }
     }

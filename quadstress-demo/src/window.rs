@@ -23,14 +23,16 @@ const START_SIZE: (u32, u32) = (1280, 900);
 /// The window's size where an X screen's size could not be read: one most screens hold.
 const FALLBACK_SIZE: (u32, u32) = (1024, 768);
 
-/// The window: title, resizable, 1280x900 or the X `screen`'s size where that is smaller.
-pub fn window_conf(screen: Option<(u32, u32)>) -> Conf {
+/// The window: title, resizable, `size` (`--window`) or else 1280x900, or the X `screen`'s
+/// size where that is smaller.
+pub fn window_conf(size: Option<(u32, u32)>, screen: Option<(u32, u32)>) -> Conf {
     let unknown = if gl::X11 { FALLBACK_SIZE } else { START_SIZE };
     let screen = screen.unwrap_or(unknown);
+    let (width, height) = size.unwrap_or((START_SIZE.0.min(screen.0), START_SIZE.1.min(screen.1)));
     Conf {
         window_title: "quadstress".to_owned(),
-        window_width: START_SIZE.0.min(screen.0) as i32,
-        window_height: START_SIZE.1.min(screen.1) as i32,
+        window_width: width as i32,
+        window_height: height as i32,
         window_resizable: true,
         ..Default::default()
     }
@@ -121,7 +123,7 @@ pub fn run_window(args: Args) -> Result<(), String> {
         refuse_display_panics();
     }
     let conf = macroquad::conf::Conf {
-        miniquad_conf: window_conf(screen),
+        miniquad_conf: window_conf(args.window, screen),
         // Fewer, larger batches: a draw call can hold up to 65,536 vertices (u16 indices).
         draw_call_vertex_capacity: 60_000,
         draw_call_index_capacity: 90_000,

@@ -849,3 +849,78 @@ fn the_headless_ramp_piles_under_gravity_unless_told_otherwise() {
     assert!(gas.contains("\ngravity: off\n"), "{gas}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A headless run refuses every flag only a window honours, naming it, instead of running
+/// without it (`--screenshot`, `--spawn` and the rest used to be ignored, exit 0).
+#[test]
+fn headless_refuses_window_only_flags() {
+    let dir = scratch_dir("window-only");
+    let shot = dir.join("shot.png");
+    for (flag, value) in [
+        ("--spawn", "10"),
+        ("--right-click", "100,100"),
+        ("--move-quad", "1,0"),
+        ("--zoom", "2"),
+        ("--center", "100,100"),
+        ("--colors", "speed"),
+        ("--warmup", "1"),
+        ("--screenshot", shot.to_str().unwrap()),
+        ("--renderer", "canvas"),
+        ("--overlap", "off"),
+        ("--overlay-cache", "off"),
+        ("--blit", "off"),
+        ("--window", "640x480"),
+    ] {
+        let stderr = refused(&["--headless", "--frames", "3", flag, value]);
+        assert!(
+            stderr.contains(&format!("{flag} is for the window")),
+            "{flag}: {stderr}"
+        );
+    }
+    assert!(!shot.exists(), "nothing written");
+    // A default written out is still the window's flag: refused too.
+    let stderr = refused(&["--headless", "--frames", "3", "--colors", "depth"]);
+    assert!(stderr.contains("--colors is for the window"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Negative numbers get the project's own message (a count is 0 or more, a scale positive)
+/// instead of clap's "unexpected argument '-1'".
+#[test]
+fn negative_numbers_get_the_projects_message() {
+    for (flag, value, says) in [
+        ("--seed", "-1", "whole number of 0 or more"),
+        ("--particles", "-5", "whole number of 0 or more"),
+        ("--frames", "-1", "whole number of 0 or more"),
+        ("--capacity", "-1", "whole number of 0 or more"),
+        ("--depth", "-2", "whole number of 0 or more"),
+        ("--spawn", "-3", "whole number of 0 or more"),
+        ("--warmup", "-1", "whole number of 0 or more"),
+        ("--threads", "-2", "whole number of 0 or more"),
+        ("--world-scale", "-1", "world scale must be between"),
+        ("--zoom", "-1", "zoom must be above 0"),
+        ("--coverage", "-0.1", "--coverage must be above 0"),
+        ("--right-click", "-5,-5", "--right-click"),
+    ] {
+        let out = quadstress(&["--headless", flag, value]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(
+            !stderr.contains("unexpected argument"),
+            "{flag} {value}: {stderr}"
+        );
+        assert!(stderr.contains(says), "{flag} {value}: {stderr}");
+    }
+}
+
+/// `--window WxH` takes a size within 320 to 8192 pixels a side, and refuses others.
+#[test]
+fn window_sizes_are_checked() {
+    for bad in ["100x100", "640", "640x0", "axb", "9000x600", "-640x480"] {
+        let out = quadstress(&["--window", bad, "--frames", "1"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("--window"), "{bad}: {stderr}");
+        assert!(!stderr.contains("unexpected argument"), "{bad}: {stderr}");
+    }
+}
