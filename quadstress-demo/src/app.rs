@@ -953,6 +953,42 @@ mod tests {
         assert_eq!((q.width(), q.height()), (600.0, 450.0));
     }
 
+    /// The blue quad scales with the world: its share of the world and its place in it stay
+    /// (at world 0.25 it used to keep its 600 x 450 and cover three quarters of the world).
+    #[test]
+    fn the_quad_scales_with_the_world() {
+        let mut app = app();
+        let start = app.probe.rect();
+        let share = |app: &App| {
+            let (q, w) = (app.probe.rect(), app.sim().config().world);
+            (
+                q.width() / w.width(),
+                q.height() / w.height(),
+                (q.min_x - w.min_x) / w.width(),
+                (q.min_y - w.min_y) / w.height(),
+            )
+        };
+        let before = share(&app);
+        for scale in [0.25, 2.0, 1.0] {
+            app.set_world_scale(scale).unwrap();
+            let after = share(&app);
+            for (a, b) in [
+                (after.0, before.0),
+                (after.1, before.1),
+                (after.2, before.2),
+                (after.3, before.3),
+            ] {
+                assert!((a - b).abs() < 1e-5, "x{scale}: {after:?} vs {before:?}");
+            }
+        }
+        assert_eq!(app.probe.rect(), start, "back at scale 1, where it began");
+        app.set_world_scale(0.25).unwrap();
+        assert_eq!(
+            (app.probe.rect().width(), app.probe.rect().height()),
+            (150.0, 112.5)
+        );
+    }
+
     #[test]
     fn dragging_the_quad_reports_on_release_only_when_it_moved() {
         let mut app = app();

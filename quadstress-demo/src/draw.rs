@@ -140,13 +140,21 @@ fn draw_overlay(app: &App, scratch: &mut Scratch) {
     if overlay.due(key, sw as u32, sh as u32) {
         overlay.begin(key, sw as u32, sh as u32);
         let text = &mut scratch.text;
+        // A small window's panel is docked at the bottom right (see `panel::layout`): the
+        // hint and the message keep to its left instead of running under it.
+        let docked = app.display.panel_shown() && is_small_window(sw, sh);
+        let left_of_panel = if docked {
+            panel::layout(sw, sh).0.x - 4.0
+        } else {
+            sw
+        };
         if sim.is_empty() {
             // Below the quad and the controls panel, so it covers neither.
             let mut below = qy + qh;
-            if app.display.panel_shown() {
+            if app.display.panel_shown() && !docked {
                 below = below.max(panel::bottom(sw, sh));
             }
-            draw_hint(below, overlay);
+            draw_hint(below, left_of_panel, overlay);
         }
         if app.display.hud {
             draw_hud(app, &stats, text, overlay);
@@ -157,8 +165,8 @@ fn draw_overlay(app: &App, scratch: &mut Scratch) {
         if let Some(message) = app.message() {
             let s = scale().max(1.0);
             let y = sh - 16.0 * s;
-            draw_rectangle(0.0, y - 18.0 * s, sw, 26.0 * s, PANEL);
-            overlay.add_box(0.0, y - 18.0 * s, sw, 26.0 * s);
+            draw_rectangle(0.0, y - 18.0 * s, left_of_panel, 26.0 * s, PANEL);
+            overlay.add_box(0.0, y - 18.0 * s, left_of_panel, 26.0 * s);
             draw_text(message, 10.0, y, 20.0 * s, TEXT);
         }
         // Under the help, which covers everything else.
@@ -255,20 +263,39 @@ fn panel(
 }
 
 /// The first screen's hint, its box's top edge at or below `top`.
-fn draw_hint(top: f32, overlay: &mut Overlay) {
-    let lines = [
+fn draw_hint(top: f32, width: f32, overlay: &mut Overlay) {
+    const WIDE: [&str; 2] = [
         "hold 1 or 2: particles rain in      hold the left mouse: pour them at the cursor",
         "right-click: test the blue quad through the tree      wheel: zoom      H: help",
     ];
+    // The same in a narrow column (left of a docked panel).
+    const NARROW: [&str; 4] = [
+        "hold 1 or 2: particles rain in",
+        "hold the left mouse: pour at the cursor",
+        "right-click: test the blue quad",
+        "wheel: zoom      H: help",
+    ];
     let (size, step) = text_size();
-    let w = lines
-        .iter()
-        .map(|l| measure_text(l, None, size as u16, 1.0).width)
-        .fold(0.0f32, f32::max);
-    let x = ((screen_width() - w) / 2.0).max(4.0);
-    let y = (top + 12.0 + step + 4.0).min(screen_height() - step * 2.0);
-    draw_rectangle(x - 12.0, y - step - 4.0, w + 24.0, step * 2.0 + 18.0, PANEL);
-    overlay.add_box(x - 12.0, y - step - 4.0, w + 24.0, step * 2.0 + 18.0);
+    let widest = |lines: &[&str]| {
+        lines
+            .iter()
+            .map(|l| measure_text(l, None, size as u16, 1.0).width)
+            .fold(0.0f32, f32::max)
+    };
+    let lines: &[&str] = if widest(&WIDE) + 32.0 <= width {
+        &WIDE
+    } else {
+        &NARROW
+    };
+    let w = widest(lines);
+    let x = ((width - w) / 2.0).max(16.0);
+    let h = step * lines.len() as f32 + 18.0;
+    // Above the message bar at the bottom (its top is 34 pixels up at scale 1), which
+    // covered the second line in a small window.
+    let bar = 34.0 * scale().max(1.0);
+    let y = (top + 12.0 + step + 4.0).min(screen_height() - bar - 4.0 - h + step + 4.0);
+    draw_rectangle(x - 12.0, y - step - 4.0, w + 24.0, h, PANEL);
+    overlay.add_box(x - 12.0, y - step - 4.0, w + 24.0, h);
     for (i, line) in lines.iter().enumerate() {
         draw_text(line, x, y + i as f32 * step + 4.0, size, TEXT);
     }

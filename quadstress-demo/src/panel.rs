@@ -15,7 +15,7 @@ use macroquad::ui::{root_ui, widgets, Skin, Ui};
 use super::app::App;
 use super::controls::{Action, Binding};
 use super::panel_controls::{Control, Field, Kind, Value, CONTROLS};
-use super::settings::ui_scale;
+use super::settings::{is_small_window, ui_scale};
 
 /// The panel's width in pixels.
 pub const WIDTH: f32 = 300.0;
@@ -149,12 +149,40 @@ fn widget(
     None
 }
 
+/// The top of the panel in a small window: below the blue quad's report at the small text.
+const SMALL_TOP: f32 = 124.0;
+/// The panel's scales in a small window, largest first: a font of 12, 10 or 8 pixels (a few,
+/// so the font atlas holds their glyphs before the first frame).
+pub const SMALL_SCALES: [f32; 3] = [0.75, 0.625, 0.5];
+
+/// How large the panel is drawn in a `width` x `height` window: with the text in a normal
+/// window; in a small one, the largest of [`SMALL_SCALES`] that fits under the blue quad's
+/// report (at full size it covered half of a 640x480 window, the report and the quad).
+pub fn scale(width: f32, height: f32) -> f32 {
+    if !is_small_window(width, height) {
+        return ui_scale(width, height);
+    }
+    let room = height - SMALL_TOP - MARGIN;
+    SMALL_SCALES
+        .into_iter()
+        .find(|s| HEIGHT * s <= room)
+        .unwrap_or(SMALL_SCALES[SMALL_SCALES.len() - 1])
+}
+
 /// The panel's top-left corner and size in a `width` x `height` window: at the right edge,
-/// below the blue quad's report where the window is tall enough, scaled with the text.
+/// below the blue quad's report where the window is tall enough, scaled with the text; in a
+/// small window, smaller and docked at the bottom right, clear of the report above it and of
+/// the world's middle, where the blue quad starts.
 pub fn layout(width: f32, height: f32) -> (Vec2, Vec2) {
-    let s = ui_scale(width, height);
-    let size = vec2(WIDTH, HEIGHT) * s;
-    let top = (TOP * s).min(height - size.y - MARGIN).max(0.0);
+    let s = scale(width, height);
+    let mut size = vec2(WIDTH, HEIGHT) * s;
+    let top = if is_small_window(width, height) {
+        // All the room under the report: the choices' rows do not shrink with the font.
+        size.y = size.y.max(height - SMALL_TOP - MARGIN).min(HEIGHT);
+        (height - size.y - MARGIN).max(0.0)
+    } else {
+        (TOP * s).min(height - size.y - MARGIN).max(0.0)
+    };
     (vec2((width - size.x - MARGIN).max(0.0), top), size)
 }
 
@@ -219,7 +247,7 @@ pub fn show(
     }
     let mut ui = root_ui();
     let (at, size) = layout(screen_width, screen_height);
-    let scale = ui_scale(screen_width, screen_height);
+    let scale = scale(screen_width, screen_height);
     if scale != 1.0 {
         if text.skin.as_ref().is_none_or(|(s, _)| *s != scale) {
             text.skin = Some((scale, scaled_skin(&ui, scale)));
@@ -229,7 +257,7 @@ pub fn show(
         }
     }
     // One window per scale: macroquad lays a window's rows out in the width it was made with.
-    let id = hash!("controls panel", (scale * 2.0) as u32);
+    let id = hash!("controls panel", (scale * 16.0) as u32);
     let window = widgets::Window::new(id, at, size)
         .label("controls (P: hide, H: keys)")
         .movable(false);

@@ -217,8 +217,19 @@ impl Probe {
         self.until = 0.0;
     }
 
-    /// Moves the quad into a new world (a new simulation: the last run's finds are gone).
+    /// Moves the quad into a new world, its size and place scaled with the world's (a new
+    /// simulation: the last run's finds are gone).
     pub fn set_world(&mut self, world: Rect) {
+        // The quad keeps its share of the world: a quad of the default world's size covered
+        // three quarters of a world scaled to 0.25, clipped.
+        let (old, r) = (self.world, self.rect);
+        let (kx, ky) = (world.width() / old.width(), world.height() / old.height());
+        self.rect = Rect::from_min_size(
+            world.min_x + (r.min_x - old.min_x) * kx,
+            world.min_y + (r.min_y - old.min_y) * ky,
+            r.width() * kx,
+            r.height() * ky,
+        );
         self.world = world;
         self.forget();
         self.place(self.rect.min_x, self.rect.min_y, 0.0);

@@ -148,10 +148,13 @@ fn warm_font_atlas(scale: f32) {
     let dpi = macroquad::miniquad::window::dpi_scale();
     // The help's keys and title are 4 and 6 above the text; the panel's font is 16.
     let extra = [18.0 * scale + 4.0, 18.0 * scale + 6.0, 16.0 * scale];
+    // A small window's panel is drawn smaller than its text (see `panel::scale`).
+    let small_panel = panel::SMALL_SCALES.map(|s| 16.0 * s);
     for size in TEXT_SIZES
         .map(|s| f32::from(s) * scale)
         .into_iter()
         .chain(extra)
+        .chain(small_panel)
     {
         font.populate_font_cache(&glyphs, (size.round() * dpi).ceil() as u16);
     }

@@ -1435,3 +1435,79 @@ fn a_scripted_run_repeats_and_equals_the_same_script_headless() {
     assert_eq!(line_value(&stdout, "particles_end"), first.0, "{stdout}");
     assert_eq!(line_value(&stdout, "state_hash"), first.1, "{stdout}");
 }
+
+/// Whether the column `x` has `rgb` on every row from `y0` to `y1` (one pixel of slack at
+/// the corners).
+fn column_is(img: &Png, x: usize, (y0, y1): (usize, usize), rgb: [u8; 3]) -> bool {
+    (y0 + 1..y1).all(|y| (x.saturating_sub(1)..=x + 1).any(|x| img.is(x, y, rgb)))
+}
+
+/// At 640x480 (panel shown), 1280x900 and 2560x1600 the blue quad's report and the quad
+/// itself are whole on screen: the report's blue frame is unbroken on all four sides, and the
+/// quad's frame shows where the view puts it. At 640x480 the panel, drawn at full size, used
+/// to cover the report's lower half and the quad's right side; it is now drawn smaller and
+/// docked at the bottom right.
+#[test]
+#[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
+fn the_report_and_the_quad_stay_visible_at_every_window_size() {
+    for (w, h) in [(640usize, 480usize), (1280, 900), (2560, 1600)] {
+        let shot = temp_png(&format!("layout_{w}x{h}.png"));
+        let size = format!("{w}x{h}");
+        let mut args = vec![
+            "--window",
+            &size,
+            "--spawn",
+            "3000",
+            "--right-click",
+            "1500,1100",
+            "--frames",
+            "6",
+            "--screenshot",
+            shot.to_str().unwrap(),
+        ];
+        // A small window starts with the panel hidden: shown here, as a user would.
+        if w < 720 {
+            args.extend(["--press", "P@1"]);
+        }
+        let stdout = run(&args);
+        assert!(stdout.contains("quad report:"), "{stdout}");
+        let img = Png::read(&shot);
+        assert_eq!((img.width, img.height), (w, h), "--window {size}");
+        // The report: a box right-aligned 4 pixels from the right edge, from y = 4, framed in
+        // the quad's blue. Its right frame runs down to its bottom frame, a row of blue.
+        let right = w - 5;
+        let frame_rows: Vec<usize> = (0..h / 3)
+            .filter(|&y| count_in(&img, QUAD_EDGE, [w / 2, y, w, y + 1]) > 100)
+            .collect();
+        let (top, bottom) = (frame_rows[0], *frame_rows.last().unwrap());
+        assert!(
+            bottom > top + 60,
+            "{size}: the report's frame rows {frame_rows:?}"
+        );
+        assert!(
+            column_is(&img, right, (top, bottom), QUAD_EDGE),
+            "{size}: the report's right frame is broken (covered)"
+        );
+        let left = (w / 2..w)
+            .find(|&x| column_is(&img, x, (top, bottom), QUAD_EDGE))
+            .expect("the report's left frame");
+        assert!(left < right - 100, "{size}: left frame at {left}");
+        // The quad, 600 x 450 world units centred on the right-click, where the view (the
+        // world fitted to the window, centred) puts it: its frame shows on all four sides.
+        let s = (w as f64 / 3072.0).min(h as f64 / 2304.0);
+        let (ox, oy) = (
+            (w as f64 / 2.0 - 1536.0 * s).round(),
+            (h as f64 / 2.0 - 1152.0 * s).round(),
+        );
+        let at = |x: f64, y: f64| ((ox + x * s) as usize, (oy + y * s) as usize);
+        let (x0, y0) = at(1200.0, 875.0);
+        let (x1, y1) = at(1800.0, 1325.0);
+        let frame = count_in(&img, QUAD_EDGE, [x0 - 3, y0 - 3, x1 + 4, y1 + 4])
+            - count_in(&img, QUAD_EDGE, [x0 + 4, y0 + 4, x1 - 3, y1 - 3]);
+        let perimeter = 2 * ((x1 - x0) + (y1 - y0));
+        assert!(
+            frame >= perimeter,
+            "{size}: {frame} pixels of the quad's frame, perimeter {perimeter}"
+        );
+    }
+}
