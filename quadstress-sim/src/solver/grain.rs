@@ -199,7 +199,12 @@ pub(super) fn settle(p: &Params, q: &mut Particle, b: &mut Body) {
         }
         return;
     }
-    if q.vx * q.vx + q.vy * q.vy < p.sleep_speed * p.sleep_speed {
+    // Far from the origin, moves of a few `f32` steps a substep are rounding, not motion.
+    let far = q.x.abs().max(q.y.abs());
+    let slow = p
+        .sleep_speed
+        .max((f32::from_bits(far.to_bits() + 1) - far) * p.rounding_speed);
+    if q.vx * q.vx + q.vy * q.vy < slow * slow {
         b.still += 1;
         if b.asleep() {
             (q.vx, q.vy) = (0.0, 0.0);

@@ -147,8 +147,30 @@ pub(super) const CHUNK: usize = 4096;
 /// Substeps per step.
 pub(super) const SUBSTEPS: u32 = 4;
 
+/// A particle that gravity pulls harder than the particle is small (more than a third of
+/// [`SLEEP_SPEED`] a substep) is slow below this many substeps' worth of gravity: a support
+/// that holds it takes back what gravity gave in the substep, up to a fraction of it, and
+/// that fraction alone kept a pile awake for ever (200 sides/s²: 0.83 sides/s a substep).
+const SLEEP_GRAVITY_SUBSTEPS: f32 = 1.5;
+/// In a world far from the origin, a particle is slow below this many `f32` steps of its
+/// coordinates a substep: moves of one step are rounding, not motion (at 100,000 a step is
+/// 0.0078, and one a substep is 1.9 units a second, half a side a second of 4-unit particles).
+const SLEEP_POSITION_STEPS: f32 = 4.0;
+/// The wake speed is at least this many times the sleep speed.
+const WAKE_OVER_SLEEP: f32 = 2.0;
+
+/// Under gravity, the speed (units a second) below which a particle counts as slow, before the
+/// rounding of its own coordinates (see `grain::settle`): [`SLEEP_SPEED`] sides a second, or
+/// more where gravity is strong for the particle's size. The default settings, and 8-unit
+/// particles under gravity up to 1,067 units/s², keep [`SLEEP_SPEED`].
+fn sleep_speed(size: f32, gh: f32) -> f32 {
+    (SLEEP_SPEED * size).max(SLEEP_GRAVITY_SUBSTEPS * gh.abs())
+}
+
 /// Under gravity, a particle slower than this (in sides a second) for [`SLEEP_STEPS`] steps
-/// falls asleep.
+/// falls asleep. Where gravity gives more than a third of it in a substep, the bound is one and
+/// a half substeps' worth of gravity instead; far from the origin, where a few `f32` steps of a
+/// particle's coordinates a substep make a speed above it, it is four such steps a substep.
 pub const SLEEP_SPEED: f32 = 0.5;
 
 /// Steps in a row a particle must be slow to fall asleep (a quarter of a second at 60 steps a
@@ -185,6 +207,9 @@ struct Params {
     touch: f32,
     wake_speed: f32,
     sleep_speed: f32,
+    /// Times a particle's `f32` coordinate step, the speed its rounding alone can show: it is
+    /// slow below that too.
+    rounding_speed: f32,
     /// [`LEAN_SECONDS`] in substeps.
     lean_budget: u32,
     substep: u32,
@@ -219,14 +244,16 @@ impl Simulation {
         let h = dt / SUBSTEPS as f32;
         let gravity = self.gravity_pulls();
         let limit = self.speed_limit;
+        let gh = if self.config.gravity_on {
+            (self.config.gravity * h).clamp(-limit, limit)
+        } else {
+            0.0
+        };
+        let sleep_speed = sleep_speed(s, gh);
         Params {
             size: s,
             h,
-            gh: if self.config.gravity_on {
-                (self.config.gravity * h).clamp(-limit, limit)
-            } else {
-                0.0
-            },
+            gh,
             gravity,
             restitution: self.config.restitution,
             rest_speed: self.rest_speed(dt),
@@ -238,8 +265,13 @@ impl Simulation {
             floor: self.wall_y,
             slop: 0.001 * s,
             touch: 0.02 * s,
-            wake_speed: WAKE_SPEED * s,
-            sleep_speed: SLEEP_SPEED * s,
+            wake_speed: (WAKE_SPEED * s).max(WAKE_OVER_SLEEP * sleep_speed),
+            sleep_speed,
+            rounding_speed: if h > 0.0 {
+                SLEEP_POSITION_STEPS / h
+            } else {
+                0.0
+            },
             // Whole substeps, so that the budget is the same at every step size (`as`
             // saturates: no budget limit for a step of 0, where nothing moves).
             lean_budget: (LEAN_SECONDS / f64::from(h)).round() as u32,
@@ -277,7 +309,15 @@ impl Simulation {
         }
         self.last_dt = dt;
         let p = self.params(dt);
-        self.each_particle(move |q, b| move_particle(&p, q, b));
+        self.each_particle(move |q, b| {
+            // Without gravity nothing sleeps (see `resolve`): a pile that slept until gravity
+            // went off wakes before anything looks at it, so that no particle reported asleep
+            // takes part in a step that moves it (the gas's impulses ignore sleep).
+            if !p.gravity {
+                b.still = 0;
+            }
+            move_particle(&p, q, b);
+        });
         self.set_drift(f64::NAN);
         Ok(())
     }
@@ -371,6 +411,7 @@ mod test_support {
             touch: 0.16,
             wake_speed: 8.0,
             sleep_speed: 2.0,
+            rounding_speed: 960.0,
             lean_budget: 240,
             substep: 10,
         }
