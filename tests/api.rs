@@ -397,3 +397,68 @@ fn a_handle_made_after_a_clone_never_reaches_the_other_trees_item() {
         c.validate().unwrap();
     }
 }
+
+/// A clone queried through a handle made before the copy (a handle of the tree it was copied
+/// from, or of that tree's own original) leaves the item itself out of colliding-with in every
+/// form, as the clone's own handle of the item does: the iterator, the callback, the `Vec`,
+/// the counting form and the mutable walk, which must not lend the item's own payload.
+#[test]
+fn colliding_with_on_a_clone_through_an_older_handle_leaves_the_item_out() {
+    for placement in PLACEMENTS {
+        let (a, items) = random_tree(placement, 500, 52);
+        let b = a.clone();
+        let c = b.clone();
+        let payloads = |t: &Quadtree<u32>, ids: &[ItemId]| {
+            sorted(ids.iter().map(|&id| *t.get(id).unwrap()).collect())
+        };
+        let mut checked = 0;
+        for item in a.iter() {
+            let (old, v) = (item.id, *item.value);
+            let want = oracle::query_colliding_with(&items, v);
+            for mut tree in [b.clone(), c.clone()] {
+                let iterated: Vec<ItemId> = tree.iter_colliding_with(old).map(|i| i.id).collect();
+                assert_eq!(payloads(&tree, &iterated), want, "{placement:?} iter {v}");
+                let mut called = Vec::new();
+                tree.for_each_colliding_with(old, |i| called.push(i.id))
+                    .unwrap();
+                assert_eq!(payloads(&tree, &called), want, "{placement:?} for_each {v}");
+                let mut listed = Vec::new();
+                tree.query_colliding_with(old, &mut listed).unwrap();
+                assert_eq!(payloads(&tree, &listed), want, "{placement:?} query {v}");
+                let mut counted = Vec::new();
+                tree.for_each_colliding_with_counting(old, |_| {}, |i| counted.push(i.id))
+                    .unwrap();
+                assert_eq!(
+                    payloads(&tree, &counted),
+                    want,
+                    "{placement:?} counting {v}"
+                );
+                let mut lent = Vec::new();
+                tree.for_each_colliding_with_mut(old, |i| {
+                    *i.value += 1_000_000;
+                    lent.push(i.id);
+                })
+                .unwrap();
+                assert_eq!(
+                    tree.get(old),
+                    Some(&v),
+                    "{placement:?} _mut lent the item itself"
+                );
+                let lent_payloads: Vec<u32> = sorted(
+                    lent.iter()
+                        .map(|&id| *tree.get(id).unwrap() - 1_000_000)
+                        .collect(),
+                );
+                assert_eq!(lent_payloads, want, "{placement:?} _mut {v}");
+            }
+            checked += usize::from(!want.is_empty());
+            if checked > 40 {
+                break;
+            }
+        }
+        assert!(
+            checked > 40,
+            "{placement:?}: too few items collide to check"
+        );
+    }
+}

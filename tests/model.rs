@@ -3,6 +3,7 @@
 //! `validate()` after every mutation.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 #[cfg(feature = "rayon")]
 use std::sync::OnceLock;
 
@@ -74,6 +75,10 @@ enum Op {
     /// Clones the tree and inserts the rectangle into both: each refuses the other's new
     /// handle. With `true` the clone goes on as the tree.
     CloneApart(Rect, bool),
+    /// Clones the tree and goes on with the clone, the model keeping the handles made
+    /// before the copy (which the clone accepts, while its queries hand out its own): every
+    /// later op and query reaches the items through them.
+    CloneOn,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -91,6 +96,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::Restore),
         3 => (prop::collection::vec((any::<usize>(), rect()), 0..12), 0usize..4).prop_map(|(m, t)| Op::UpdateMany(m, t)),
         2 => (rect(), any::<bool>()).prop_map(|(r, k)| Op::CloneApart(r, k)),
+        3 => Just(Op::CloneOn),
         2 => (prop::collection::vec(all_move(rect()), 1..8), prop::bool::weighted(0.2), 0usize..4).prop_map(|(m, b, t)| Op::UpdateAll(m, b, t)),
     ]
 }
@@ -189,6 +195,12 @@ fn rekeyed(
         out.insert(own[&id.index()], (r, v));
     }
     Ok(out)
+}
+
+/// The model's key of each slot: a live item's slot is its own, whichever tree's handle keys
+/// it.
+fn slot_keys(model: &HashMap<ItemId, (Rect, u32)>) -> HashMap<u32, ItemId> {
+    model.keys().map(|&k| (k.index(), k)).collect()
 }
 
 /// Each node in walk order with its items (slot, rectangle, payload) in list order: all
@@ -309,49 +321,134 @@ fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
     v
 }
 
-/// Compares every query kind with the brute-force oracle over `model`.
-fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, probe: &Probe) {
+/// Runs every form of one region query stem on `$tree` with the stem's arguments, and
+/// returns what each found, by form: the iterator, the callback, the `Vec`, the counting
+/// and the `_mut` forms, and the callback stopped at its first item (at most one).
+macro_rules! every_form {
+    ($tree:expr, $iter:ident, $for_each:ident, $query:ident, $counting:ident, $mutable:ident, ($($arg:expr),*)) => {{
+        let tree: &mut Quadtree<u32> = $tree;
+        let iterated: Vec<ItemRef<'_, u32>> = tree.$iter($($arg),*).collect();
+        let iterated: Found =
+            iterated.iter().map(|i| (i.id, i.rect, *i.value)).collect();
+        let mut called = Vec::new();
+        tree.$for_each($($arg,)* |i| called.push((i.id, i.rect, *i.value))).unwrap();
+        let mut listed = Vec::new();
+        let appended = tree.$query($($arg,)* &mut listed).unwrap();
+        assert_eq!(appended, listed.len(), "{} returns what it appends", stringify!($query));
+        let listed: Found = listed
+            .iter()
+            .map(|&id| (id, tree.rect(id).unwrap(), *tree.get(id).unwrap()))
+            .collect();
+        let mut counted = Vec::new();
+        let ((), counts) = tree
+            .$counting($($arg,)* |_| {}, |i| counted.push((i.id, i.rect, *i.value)))
+            .unwrap();
+        assert!(counted.len() as u64 <= counts.tests, "{} counts its tests", stringify!($counting));
+        let mut lent = Vec::new();
+        tree.$mutable($($arg,)* |i| lent.push((i.id, i.rect, *i.value))).unwrap();
+        let first = tree
+            .$for_each($($arg,)* |i| ControlFlow::Break((i.id, i.rect, *i.value)))
+            .unwrap();
+        let first: Vec<_> = match first {
+            ControlFlow::Break(item) => vec![item],
+            ControlFlow::Continue(()) => Vec::new(),
+        };
+        [
+            (stringify!($iter), iterated),
+            (stringify!($for_each), called),
+            (stringify!($query), listed),
+            (stringify!($counting), counted),
+            (stringify!($mutable), lent),
+            ("the first item", first),
+        ]
+    }};
+}
+
+/// What one form of a query found: each item's handle, rectangle and payload.
+type Found = Vec<(ItemId, Rect, u32)>;
+
+/// Checks that each form found the items `want` (each with its rectangle and payload, as
+/// `mine`, the model under the tree's own handles, holds them), the stopped one the first
+/// of them or none.
+fn check_forms(
+    mine: &HashMap<ItemId, (Rect, u32)>,
+    want: &[ItemId],
+    forms: [(&str, Found); 6],
+    what: &str,
+) {
+    for (form, found) in forms {
+        let mut keys = Vec::new();
+        for (id, rect, value) in found {
+            let item = mine.get(&id);
+            assert_eq!(
+                item,
+                Some(&(rect, value)),
+                "{form} {what}: one of the tree's own"
+            );
+            keys.push(id);
+        }
+        if form == "the first item" {
+            assert_eq!(keys.len(), usize::from(!want.is_empty()), "{form} {what}");
+            assert!(keys.iter().all(|k| want.contains(k)), "{form} {what}");
+        } else {
+            assert_eq!(sorted(keys), want, "{form} {what}");
+        }
+    }
+}
+
+/// Compares every form of every query stem with the brute-force oracle over `model`. The
+/// model may be keyed by handles made before `tree` was cloned (which `tree` accepts, while
+/// its queries hand out its own): the answers are compared under the tree's own handles,
+/// and the queries that take a handle are given the model's.
+fn check_queries(tree: &mut Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, probe: &Probe) {
     assert_eq!(tree.len(), model.len());
-    let items: Vec<(ItemId, Rect)> = model.iter().map(|(id, (r, _))| (*id, *r)).collect();
-    let mut got = Vec::new();
+    for (&k, &(r, v)) in model {
+        assert_eq!((tree.rect(k), tree.get(k)), (Some(r), Some(&v)), "{k:?}");
+    }
+    // The tree's own handle of each slot, as its plain iterator hands them out.
+    let own_of_slot: HashMap<u32, ItemId> = tree.iter().map(|i| (i.id.index(), i.id)).collect();
+    let own = |k: ItemId| own_of_slot[&k.index()];
+    let mine: HashMap<ItemId, (Rect, u32)> = model.iter().map(|(&k, &v)| (own(k), v)).collect();
+    let items: Vec<(ItemId, Rect)> = mine.iter().map(|(id, (r, _))| (*id, *r)).collect();
     match *probe {
         Probe::Rect(q) => {
-            tree.query_in_rect(&q, &mut got).unwrap();
             let want = oracle::query_in_rect(&items, &q);
-            assert_eq!(sorted(got), want, "rect query {q:?}");
-            // The iterator form: the same items, each with its stored rectangle and payload.
-            let mut iterated = Vec::new();
-            for item in tree.iter_in_rect(&q) {
-                assert_eq!(
-                    (item.rect, *item.value),
-                    model[&item.id],
-                    "iter_in_rect {q:?}"
-                );
-                iterated.push(item.id);
-            }
-            assert_eq!(sorted(iterated), want, "iter_in_rect {q:?}");
-            let mut called = Vec::new();
-            tree.for_each_in_rect(&q, |item| called.push(item.id))
-                .unwrap();
-            assert_eq!(sorted(called), want, "for_each_in_rect {q:?}");
+            let forms = every_form!(
+                tree,
+                iter_in_rect,
+                for_each_in_rect,
+                query_in_rect,
+                for_each_in_rect_counting,
+                for_each_in_rect_mut,
+                (&q)
+            );
+            check_forms(&mine, &want, forms, &format!("{q:?}"));
         }
         Probe::Point(x, y) => {
-            tree.query_at_point(x, y, &mut got).unwrap();
             let want = oracle::query_at_point(&items, x, y);
-            assert_eq!(sorted(got), want, "point query {x},{y}");
-            let iterated = tree.iter_at_point(x, y).map(|item| item.id).collect();
-            assert_eq!(sorted(iterated), want, "iter_at_point {x},{y}");
-            let mut called = Vec::new();
-            tree.for_each_at_point(x, y, |item| called.push(item.id))
-                .unwrap();
-            assert_eq!(sorted(called), want, "for_each_at_point {x},{y}");
+            let forms = every_form!(
+                tree,
+                iter_at_point,
+                for_each_at_point,
+                query_at_point,
+                for_each_at_point_counting,
+                for_each_at_point_mut,
+                (x, y)
+            );
+            check_forms(&mine, &want, forms, &format!("point {x},{y}"));
         }
         Probe::Circle(x, y, rad) => {
-            tree.query_in_circle(x, y, rad, &mut got).unwrap();
             let want = oracle::query_in_circle(&items, x, y, rad);
-            assert_eq!(sorted(got), want, "circle query {x},{y} r {rad}");
-            let iterated = tree.iter_in_circle(x, y, rad).map(|item| item.id).collect();
-            assert_eq!(sorted(iterated), want, "iter_in_circle {x},{y} r {rad}");
+            let forms = every_form!(
+                tree,
+                iter_in_circle,
+                for_each_in_circle,
+                query_in_circle,
+                for_each_in_circle_counting,
+                for_each_in_circle_mut,
+                (x, y, rad)
+            );
+            check_forms(&mine, &want, forms, &format!("circle {x},{y} r {rad}"));
         }
         Probe::Nearest(x, y, k) => {
             let mut out = Vec::new();
@@ -360,43 +457,83 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
             let want = oracle::nearest_distances(&items, x, y, k);
             assert_eq!(dists, want, "nearest {k} to {x},{y}");
             for &(id, d) in &out {
-                let (r, _) = model[&id];
+                let (r, _) = mine[&id];
                 assert_eq!(r.distance(x, y), d, "reported distance of {id:?}");
             }
             // Equal distances come in handle order.
             for w in out.windows(2) {
                 assert!(w[0].1 < w[1].1 || (w[0].1 == w[1].1 && w[0].0 < w[1].0));
             }
-            // The callback form lends the same items, in the same order, with payloads.
+            // The callback and counting forms lend the same items, in the same order, with
+            // payloads.
             let mut lent = Vec::new();
             tree.for_each_nearest(x, y, k, |item, d| {
-                assert_eq!((item.rect, *item.value), model[&item.id], "nearest's item");
+                assert_eq!(
+                    Some(&(item.rect, *item.value)),
+                    mine.get(&item.id),
+                    "nearest's item"
+                );
                 lent.push((item.id, d));
             })
             .unwrap();
             assert_eq!(lent, out, "for_each_nearest {k} to {x},{y}");
+            let mut counted = Vec::new();
+            let ((), counts) = tree
+                .for_each_nearest_counting(
+                    x,
+                    y,
+                    k,
+                    |_| {},
+                    |item, d| {
+                        assert_eq!(Some(&(item.rect, *item.value)), mine.get(&item.id));
+                        counted.push((item.id, d));
+                    },
+                )
+                .unwrap();
+            assert_eq!(counted, out, "for_each_nearest_counting {k} to {x},{y}");
+            assert!(counts.tests >= out.len() as u64);
         }
     }
-    // All pairs, each once.
+    // All pairs, each once, by every form: the same pairs in the same order (one search), so
+    // one sorted copy is compared with brute force.
     let mut pairs = Vec::new();
     tree.query_pairs(&mut pairs);
+    let ordered = |(a, b): (ItemId, ItemId)| (a.min(b), a.max(b));
+    let mut called = Vec::new();
+    tree.for_each_pair(|a, b| called.push(ordered((a.id, b.id))));
+    assert_eq!(called, pairs, "for_each_pair");
+    let mut counted = Vec::new();
+    let ((), counts) = tree.for_each_pair_counting(|a, b| counted.push(ordered((a.id, b.id))));
+    assert_eq!(counted, pairs, "for_each_pair_counting");
+    assert!(counts.tests >= pairs.len() as u64);
+    // By slot, which names a live item alone: sorting pairs of `u32`s keeps this check
+    // cheap where hundreds of straddlers make tens of thousands of pairs.
+    let mut pairs: Vec<(u32, u32)> = pairs
+        .iter()
+        .map(|&(a, b)| (a.index().min(b.index()), a.index().max(b.index())))
+        .collect();
     let n = pairs.len();
-    pairs.sort();
+    pairs.sort_unstable();
     pairs.dedup();
     assert_eq!(pairs.len(), n, "a pair was reported twice");
-    assert_eq!(pairs, oracle::query_pairs(&items), "pairs");
-    // Everything colliding with one existing item.
-    if let Some(&(id, _)) = items.first() {
-        let mut got = Vec::new();
-        tree.for_each_colliding_with(id, |item| got.push(item.id))
-            .unwrap();
-        let want = oracle::query_colliding_with(&items, id);
-        assert_eq!(sorted(got), want, "colliding with {id:?}");
-        let iterated = tree.iter_colliding_with(id).map(|item| item.id).collect();
-        assert_eq!(sorted(iterated), want, "iter_colliding_with {id:?}");
-        let mut listed = Vec::new();
-        tree.query_colliding_with(id, &mut listed).unwrap();
-        assert_eq!(sorted(listed), want, "query_colliding_with {id:?}");
+    let by_slot: Vec<(u32, Rect)> = items.iter().map(|&(id, r)| (id.index(), r)).collect();
+    assert_eq!(pairs, oracle::query_pairs(&by_slot), "pairs");
+    // Everything colliding with a few existing items, through the model's handles (which
+    // may be older than `tree`).
+    let mut keys: Vec<ItemId> = model.keys().copied().collect();
+    keys.sort();
+    for &id in keys.iter().step_by(keys.len() / 3 + 1) {
+        let want = oracle::query_colliding_with(&items, own(id));
+        let forms = every_form!(
+            tree,
+            iter_colliding_with,
+            for_each_colliding_with,
+            query_colliding_with,
+            for_each_colliding_with_counting,
+            for_each_colliding_with_mut,
+            (id)
+        );
+        check_forms(&mine, &want, forms, &format!("colliding with {id:?}"));
     }
     // The iterators know their lengths exactly.
     assert_eq!(tree.iter().len(), model.len());
@@ -405,7 +542,7 @@ fn check_queries(tree: &Quadtree<u32>, model: &HashMap<ItemId, (Rect, u32)>, pro
     // Iteration sees exactly the model, with payloads.
     let mut seen: Vec<(ItemId, u32)> = tree.iter().map(|it| (it.id, *it.value)).collect();
     seen.sort();
-    let mut want: Vec<(ItemId, u32)> = model.iter().map(|(id, (_, v))| (*id, *v)).collect();
+    let mut want: Vec<(ItemId, u32)> = mine.iter().map(|(id, (_, v))| (*id, *v)).collect();
     want.sort();
     assert_eq!(seen, want, "iter");
     // The walk by node sees the nodes of `nodes()`, each with its own items, and every item
@@ -540,6 +677,7 @@ fn straddler_op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Restore),
         2 => (prop::collection::vec((any::<usize>(), straddler()), 0..40), 0usize..4).prop_map(|(m, t)| Op::UpdateMany(m, t)),
         1 => (straddler(), any::<bool>()).prop_map(|(r, k)| Op::CloneApart(r, k)),
+        1 => Just(Op::CloneOn),
         2 => (prop::collection::vec(all_move(straddler()), 1..8), prop::bool::weighted(0.1), 0usize..4).prop_map(|(m, b, t)| Op::UpdateAll(m, b, t)),
     ]
 }
@@ -719,8 +857,9 @@ fn run_case(
                 Op::MutateRect(r, k) => {
                     let r = moved(r, off);
                     let mut seen = 0;
+                    let by_slot = slot_keys(&model);
                     tree.for_each_in_rect_mut(&r, |item| {
-                        assert_eq!(item.rect, model[&item.id].0);
+                        assert_eq!(item.rect, model[&by_slot[&item.id.index()]].0);
                         *item.value = item.value.wrapping_add(k);
                         seen += 1;
                     })
@@ -736,8 +875,9 @@ fn run_case(
                 }
                 Op::MutateAll(k) => {
                     let mut seen = 0;
+                    let by_slot = slot_keys(&model);
                     for item in tree.iter_mut() {
-                        prop_assert_eq!(item.rect, model[&item.id].0);
+                        prop_assert_eq!(item.rect, model[&by_slot[&item.id.index()]].0);
                         *item.value = item.value.wrapping_add(k);
                         seen += 1;
                     }
@@ -812,13 +952,22 @@ fn run_case(
                     }
                     next_value += 1;
                 }
+                Op::CloneOn => {
+                    tree = tree.clone();
+                    for (&id, &(r, v)) in &model {
+                        prop_assert_eq!((tree.rect(id), tree.get(id)), (Some(r), Some(&v)));
+                    }
+                    for &id in &dead {
+                        prop_assert!(!tree.contains(id), "a stale handle lives again in a clone");
+                    }
+                }
                 Op::Snapshot => {
-                    let copy = tree.clone();
+                    let mut copy = tree.clone();
                     if let Err(e) = copy.validate() {
                         return Err(TestCaseError::fail(format!("clone: {e}")));
                     }
                     let copied = rekeyed(&copy, &model)?;
-                    check_queries(&copy, &copied, &moved_probe(probe.clone(), off));
+                    check_queries(&mut copy, &copied, &moved_probe(probe.clone(), off));
                     snapshot = Some((copy, copied, dead.clone()));
                 }
                 Op::Restore => {
@@ -834,7 +983,7 @@ fn run_case(
             if let Err(e) = tree.validate() {
                 return Err(TestCaseError::fail(format!("{e}")));
             }
-            check_queries(&tree, &model, &moved_probe(probe, off));
+            check_queries(&mut tree, &model, &moved_probe(probe, off));
         }
     }
     Ok(())

@@ -23,6 +23,7 @@
 //!   appending forms;
 //! - `query_iter`: the region queries as iterators;
 //! - `query_mut`: payloads mutable, all of them or those a region query finds;
+//! - `select`: each region query's stem written once (what it finds), for every form;
 //! - `pairs`: all intersecting pairs;
 //! - `par_pairs` (feature `rayon`): the pair search over fixed chunks of nodes on every core;
 //! - `update_many`: many moves at once, planned, then rewritten in place (on every core with
@@ -165,6 +166,7 @@ mod placement;
 mod query;
 mod query_iter;
 mod query_mut;
+mod select;
 mod simd;
 mod slots;
 mod traverse;
@@ -221,14 +223,19 @@ pub use visit::VisitResult;
 /// # Queries: one vocabulary
 /// Each query has a stem, and each stem the same forms, named by one rule:
 ///
-/// | stem: what it finds | iterator `iter_*` | callback `for_each_*` | `Vec` of handles `query_*` | payloads mutable `for_each_*_mut` |
-/// |---|---|---|---|---|
-/// | `in_rect`: items intersecting a rectangle | [`iter_in_rect`](Self::iter_in_rect) | [`for_each_in_rect`](Self::for_each_in_rect) | [`query_in_rect`](Self::query_in_rect) | [`for_each_in_rect_mut`](Self::for_each_in_rect_mut) |
-/// | `at_point`: items containing a point | [`iter_at_point`](Self::iter_at_point) | [`for_each_at_point`](Self::for_each_at_point) | [`query_at_point`](Self::query_at_point) | [`for_each_at_point_mut`](Self::for_each_at_point_mut) |
-/// | `in_circle`: items meeting a disc | [`iter_in_circle`](Self::iter_in_circle) | [`for_each_in_circle`](Self::for_each_in_circle) | [`query_in_circle`](Self::query_in_circle) | [`for_each_in_circle_mut`](Self::for_each_in_circle_mut) |
-/// | `colliding_with`: the other items touching one item | [`iter_colliding_with`](Self::iter_colliding_with) | [`for_each_colliding_with`](Self::for_each_colliding_with) | [`query_colliding_with`](Self::query_colliding_with) | [`for_each_colliding_with_mut`](Self::for_each_colliding_with_mut) |
-/// | `nearest`: the k nearest items, nearest first, with distances | none (the search ends before the first answer) | [`for_each_nearest`](Self::for_each_nearest) | [`query_nearest`](Self::query_nearest) | none |
-/// | `pair`: every intersecting pair, once | none (the search nests walks) | [`for_each_pair`](Self::for_each_pair) | [`query_pairs`](Self::query_pairs) | none (two items at once) |
+/// | stem: what it finds | iterator `iter_*` | callback `for_each_*` | `Vec` of handles `query_*` | payloads mutable `for_each_*_mut` | with the work done `for_each_*_counting` |
+/// |---|---|---|---|---|---|
+/// | `in_rect`: items intersecting a rectangle | [`iter_in_rect`](Self::iter_in_rect) | [`for_each_in_rect`](Self::for_each_in_rect) | [`query_in_rect`](Self::query_in_rect) | [`for_each_in_rect_mut`](Self::for_each_in_rect_mut) | [`for_each_in_rect_counting`](Self::for_each_in_rect_counting) |
+/// | `at_point`: items containing a point | [`iter_at_point`](Self::iter_at_point) | [`for_each_at_point`](Self::for_each_at_point) | [`query_at_point`](Self::query_at_point) | [`for_each_at_point_mut`](Self::for_each_at_point_mut) | [`for_each_at_point_counting`](Self::for_each_at_point_counting) |
+/// | `in_circle`: items meeting a disc | [`iter_in_circle`](Self::iter_in_circle) | [`for_each_in_circle`](Self::for_each_in_circle) | [`query_in_circle`](Self::query_in_circle) | [`for_each_in_circle_mut`](Self::for_each_in_circle_mut) | [`for_each_in_circle_counting`](Self::for_each_in_circle_counting) |
+/// | `colliding_with`: the other items touching one item | [`iter_colliding_with`](Self::iter_colliding_with) | [`for_each_colliding_with`](Self::for_each_colliding_with) | [`query_colliding_with`](Self::query_colliding_with) | [`for_each_colliding_with_mut`](Self::for_each_colliding_with_mut) | [`for_each_colliding_with_counting`](Self::for_each_colliding_with_counting) |
+/// | `nearest`: the k nearest items, nearest first, with distances | none (the search ends before the first answer) | [`for_each_nearest`](Self::for_each_nearest) | [`query_nearest`](Self::query_nearest) | none | [`for_each_nearest_counting`](Self::for_each_nearest_counting) |
+/// | `pair`: every intersecting pair, once | none (the search nests walks) | [`for_each_pair`](Self::for_each_pair) | [`query_pairs`](Self::query_pairs) | none (two items at once) | [`for_each_pair_counting`](Self::for_each_pair_counting) |
+///
+/// The forms of a stem find the same items: each region stem is written once, as one
+/// selection that every form walks with, `nearest` is one search and `pair` one pair search.
+/// A handle that a clone accepts from the tree it was copied from names the same item as the
+/// clone's own handle, in every form (`colliding_with` leaves that item out either way).
 ///
 /// - **Iterators** yield [`ItemRef`]s (handle, rectangle, `&T` lent for the tree's borrow)
 ///   and take no `Result`, so `.map(|item| item.value)` works at once: input the other
@@ -239,8 +246,7 @@ pub use visit::VisitResult;
 ///   [`ControlFlow<B>`](std::ops::ControlFlow) to stop at the first `Break(value)`
 ///   ([`VisitResult`]); the query returns the closure's type, in a `Result` when the input
 ///   can be refused: `tree.for_each_in_rect(&r, |item| found.push(item.value))?`.
-///   `for_each_in_rect_counting` and `for_each_pair_counting` also return the
-///   [`QueryCounts`] of the work done.
+///   The `_counting` forms also return the [`QueryCounts`] of the work done.
 /// - **`query_*`** appends to the caller's `Vec` (never clears it) and returns how many it
 ///   appended; reuse the `Vec` to allocate nothing.
 /// - **Batches**: [`insert_many`](Self::insert_many) and [`update_many`](Self::update_many)

@@ -6,21 +6,22 @@ use std::cmp::Ordering;
 use std::ops::ControlFlow;
 
 use super::geom::{f32_at_or_above, f32_at_or_below};
-use super::items::{Lanes, ListHits};
-use super::simd::Avx;
+use super::select::{InCircleSelection, InRectSelection, Selection};
 use super::{
-    traverse::NodeStack, CellRange, ItemId, ItemList, ItemRef, NodeInfo, Quadtree, QuadtreeError,
-    Rect, VisitResult, NULL,
+    traverse::NodeStack, CellRange, ItemId, ItemList, ItemRef, Node, NodeInfo, Quadtree,
+    QuadtreeError, Rect, VisitResult, NULL,
 };
 
-/// The work a query did, from [`for_each_in_rect_counting`](Quadtree::for_each_in_rect_counting)
-/// and [`for_each_pair_counting`](Quadtree::for_each_pair_counting).
+/// The work a query did, from its `_counting` form
+/// ([`for_each_in_rect_counting`](Quadtree::for_each_in_rect_counting),
+/// [`for_each_pair_counting`](Quadtree::for_each_pair_counting), ...).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueryCounts {
     /// Nodes the walk entered, the root included (for the pair search: every node in use).
     pub nodes_visited: usize,
     /// Rectangle tests made: for a region query, the items tested against the query (every
-    /// item stored in a visited node); for the pair search, the pairs of rectangles tested.
+    /// item stored in a visited node); for the nearest search, the items whose distances
+    /// were computed (likewise); for the pair search, the pairs of rectangles tested.
     pub tests: u64,
 }
 
@@ -102,9 +103,9 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'a, T>) -> R,
         R: VisitResult,
     {
-        query.check()?;
+        let sel = InRectSelection::new(query)?;
         Ok(R::from_flow(
-            self.walk_rect_hits(query, |item| f(item).branch()),
+            self.walk_selected(&sel, |item| f(item).branch()),
         ))
     }
 
@@ -141,34 +142,28 @@ impl<T> Quadtree<T> {
     pub fn for_each_in_rect_counting<'a, R, V, F>(
         &'a self,
         query: &Rect,
-        mut visit: V,
-        mut f: F,
+        visit: V,
+        f: F,
     ) -> Result<(R, QueryCounts), QuadtreeError>
     where
         V: FnMut(&NodeInfo),
         F: FnMut(ItemRef<'a, T>) -> R,
         R: VisitResult,
     {
-        query.check()?;
-        let range = self.cell_range(query);
-        let mut counts = QueryCounts::default();
-        let mut f = |item| f(item).branch();
-        // The walk of `walk_rect_hits`, spelled out to see each node's index and list.
-        let mut stack = NodeStack::new(0);
-        let mut batch = None;
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n as usize];
-            counts.nodes_visited += 1;
-            counts.tests += node.items.len() as u64;
-            visit(&self.node_info(n, node));
-            if let ControlFlow::Break(b) =
-                node.items.for_each_hit_windowed(query, &mut batch, &mut f)
-            {
-                return Ok((R::from_flow(ControlFlow::Break(b)), counts));
-            }
-            self.push_children(&mut stack, node, range);
-        }
-        Ok((R::from_flow(ControlFlow::Continue(())), counts))
+        let sel = InRectSelection::new(query)?;
+        Ok(self.counting(&sel, visit, f))
+    }
+
+    /// The `_counting` forms' body: `f` over the selected items, `visit` over the nodes.
+    fn counting<'a, S, R, V, F>(&'a self, sel: &S, visit: V, mut f: F) -> (R, QueryCounts)
+    where
+        S: Selection,
+        V: FnMut(&NodeInfo),
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
+    {
+        let (flow, counts) = self.walk_selected_counting(sel, visit, |item| f(item).branch());
+        (R::from_flow(flow), counts)
     }
 
     /// Appends to `out` the handle of every item intersecting `query` (closed) and returns how
@@ -193,36 +188,18 @@ impl<T> Quadtree<T> {
         query: &Rect,
         out: &mut Vec<ItemId>,
     ) -> Result<usize, QuadtreeError> {
-        query.check()?;
-        let before = out.len();
-        // Not through `for_each_in_rect`: appending handles needs no per-hit callback, so the
-        // hits go from the block test into `out`, the short scans' through `pending` at the
-        // end. With AVX, a list with blocks to test is scanned by one call into an
-        // AVX-compiled scan that inlines the test; a list whose bands the query misses costs
-        // one band test, and the walk between the scans stays small (compiling the whole walk
-        // for AVX made it spill more than the calls cost, with `pending` too).
-        let range = self.cell_range(query);
-        let mut batch = None;
-        let mut pending = ListHits::new();
-        if let Some(avx) = Avx::detect() {
-            self.gather_in_range(range, out, |items, out| {
-                if !items.misses(query) {
-                    items.gather_hits_avx(query, out, &mut batch, &mut pending, avx);
-                }
-            });
-        } else {
-            self.gather_in_range(range, out, |items, out| {
-                items.gather_hits(query, out, &mut batch, &mut pending, Lanes::hits)
-            });
-        }
-        pending.gather_into(out);
-        Ok(out.len() - before)
+        let sel = InRectSelection::new(query)?;
+        Ok(self.gather_selected(&sel, out))
     }
 
     /// The walk of [`query_in_rect`](Self::query_in_rect), `scan` appending each node's hits.
     #[inline(always)]
-    fn gather_in_range<'a, S>(&'a self, range: CellRange, out: &mut Vec<ItemId>, mut scan: S)
-    where
+    pub(super) fn gather_in_range<'a, S>(
+        &'a self,
+        range: CellRange,
+        out: &mut Vec<ItemId>,
+        mut scan: S,
+    ) where
         S: FnMut(&'a ItemList<T>, &mut Vec<ItemId>),
     {
         if self.table_walk_fits(range) {
@@ -255,15 +232,54 @@ impl<T> Quadtree<T> {
     /// assert_eq!(n, 2);
     /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_at_point<'a, R, F>(&'a self, x: f32, y: f32, f: F) -> Result<R, QuadtreeError>
+    pub fn for_each_at_point<'a, R, F>(
+        &'a self,
+        x: f32,
+        y: f32,
+        mut f: F,
+    ) -> Result<R, QuadtreeError>
     where
         F: FnMut(ItemRef<'a, T>) -> R,
         R: VisitResult,
     {
-        check_point(x, y)?;
-        // A closed rectangle contains a point exactly when it intersects the point's
-        // zero-size rectangle, so the block test serves.
-        self.for_each_in_rect(&Rect::new(x, y, x, y), f)
+        let sel = InRectSelection::at_point(x, y)?;
+        Ok(R::from_flow(
+            self.walk_selected(&sel, |item| f(item).branch()),
+        ))
+    }
+
+    /// As [`for_each_at_point`](Self::for_each_at_point), and also shows the work done, as
+    /// [`for_each_in_rect_counting`](Self::for_each_in_rect_counting) does.
+    ///
+    /// # Errors
+    /// As [`for_each_at_point`](Self::for_each_at_point).
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "a")?;
+    /// tree.insert(Rect::new(50.0, 50.0, 60.0, 60.0), "b")?;
+    /// let mut found = Vec::new();
+    /// let ((), counts) = tree.for_each_at_point_counting(5.0, 5.0, |_| {}, |item| found.push(*item.value))?;
+    /// assert_eq!(found, ["a"]);
+    /// assert_eq!(counts.nodes_visited, 1); // the root, a leaf
+    /// assert_eq!(counts.tests, 2);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn for_each_at_point_counting<'a, R, V, F>(
+        &'a self,
+        x: f32,
+        y: f32,
+        visit: V,
+        f: F,
+    ) -> Result<(R, QueryCounts), QuadtreeError>
+    where
+        V: FnMut(&NodeInfo),
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
+    {
+        let sel = InRectSelection::at_point(x, y)?;
+        Ok(self.counting(&sel, visit, f))
     }
 
     /// Appends to `out` every item whose rectangle contains the point; returns how many.
@@ -286,8 +302,8 @@ impl<T> Quadtree<T> {
         y: f32,
         out: &mut Vec<ItemId>,
     ) -> Result<usize, QuadtreeError> {
-        check_point(x, y)?;
-        self.query_in_rect(&Rect::new(x, y, x, y), out)
+        let sel = InRectSelection::at_point(x, y)?;
+        Ok(self.gather_selected(&sel, out))
     }
 
     /// Calls `f` for every item whose rectangle meets the closed disc of centre `(x, y)` and
@@ -319,14 +335,44 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'a, T>) -> R,
         R: VisitResult,
     {
-        let bounds = circle_bounds(x, y, r)?;
-        Ok(R::from_flow(self.walk_rect_hits(&bounds, |item| {
-            if item.rect.intersects_circle(x, y, r) {
-                f(item).branch()
-            } else {
-                ControlFlow::Continue(())
-            }
-        })))
+        let sel = InCircleSelection::new(x, y, r)?;
+        Ok(R::from_flow(
+            self.walk_selected(&sel, |item| f(item).branch()),
+        ))
+    }
+
+    /// As [`for_each_in_circle`](Self::for_each_in_circle), and also shows the work done, as
+    /// [`for_each_in_rect_counting`](Self::for_each_in_rect_counting) does: the items tested
+    /// are those stored in the nodes the disc's bounding box reaches.
+    ///
+    /// # Errors
+    /// As [`for_each_in_circle`](Self::for_each_in_circle).
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// tree.insert(Rect::new(10.0, 0.0, 11.0, 1.0), ())?;
+    /// tree.insert(Rect::new(8.0, 8.0, 9.0, 9.0), ())?; // corner at distance sqrt(128) > 10
+    /// let mut n = 0;
+    /// let ((), counts) = tree.for_each_in_circle_counting(0.0, 0.0, 10.0, |_| {}, |_| n += 1)?;
+    /// assert_eq!((n, counts.tests), (1, 2));
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn for_each_in_circle_counting<'a, R, V, F>(
+        &'a self,
+        x: f32,
+        y: f32,
+        r: f32,
+        visit: V,
+        f: F,
+    ) -> Result<(R, QueryCounts), QuadtreeError>
+    where
+        V: FnMut(&NodeInfo),
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
+    {
+        let sel = InCircleSelection::new(x, y, r)?;
+        Ok(self.counting(&sel, visit, f))
     }
 
     /// Appends to `out` every item meeting the disc; returns how many.
@@ -351,14 +397,17 @@ impl<T> Quadtree<T> {
         r: f32,
         out: &mut Vec<ItemId>,
     ) -> Result<usize, QuadtreeError> {
-        let before = out.len();
-        self.for_each_in_circle(x, y, r, |item| out.push(item.id))?;
-        Ok(out.len() - before)
+        let sel = InCircleSelection::new(x, y, r)?;
+        Ok(self.gather_selected(&sel, out))
     }
 
     /// Calls `f` for every *other* item whose rectangle intersects the rectangle of item `id`:
     /// everything colliding with it; `f` returns `()` or `ControlFlow`, as in
     /// [`for_each_in_rect`](Self::for_each_in_rect). Allocates nothing.
+    ///
+    /// On a clone, `id` may also be a handle that the tree it was copied from made before the
+    /// copy (see [`ItemId`]): it names the same item as the clone's own handle, and that item
+    /// is left out all the same, in this form and every other of the stem.
     ///
     /// # Errors
     /// [`QuadtreeError::StaleId`] if `id` is stale.
@@ -385,17 +434,44 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemRef<'a, T>) -> R,
         R: VisitResult,
     {
-        let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
-        // By slot and generation: `id` may be the handle of the tree this one was cloned
-        // from, while the walk hands out this tree's.
-        let key = id.key();
-        Ok(R::from_flow(self.walk_rect_hits(&rect, |e| {
-            if e.id.key() == key {
-                ControlFlow::Continue(())
-            } else {
-                f(e).branch()
-            }
-        })))
+        let sel = self.colliding_selection(id)?;
+        Ok(R::from_flow(
+            self.walk_selected(&sel, |item| f(item).branch()),
+        ))
+    }
+
+    /// As [`for_each_colliding_with`](Self::for_each_colliding_with), and also shows the work
+    /// done, as [`for_each_in_rect_counting`](Self::for_each_in_rect_counting) does: the items
+    /// tested include item `id` itself.
+    ///
+    /// # Errors
+    /// As [`for_each_colliding_with`](Self::for_each_colliding_with).
+    ///
+    /// ```
+    /// use quadstress::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let player = tree.insert(Rect::new(0.0, 0.0, 10.0, 10.0), "player")?;
+    /// tree.insert(Rect::new(5.0, 5.0, 6.0, 6.0), "coin")?;
+    /// let mut hits = Vec::new();
+    /// let ((), counts) =
+    ///     tree.for_each_colliding_with_counting(player, |_| {}, |item| hits.push(*item.value))?;
+    /// assert_eq!(hits, ["coin"]);
+    /// assert_eq!(counts.tests, 2);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn for_each_colliding_with_counting<'a, R, V, F>(
+        &'a self,
+        id: ItemId,
+        visit: V,
+        f: F,
+    ) -> Result<(R, QueryCounts), QuadtreeError>
+    where
+        V: FnMut(&NodeInfo),
+        F: FnMut(ItemRef<'a, T>) -> R,
+        R: VisitResult,
+    {
+        let sel = self.colliding_selection(id)?;
+        Ok(self.counting(&sel, visit, f))
     }
 
     /// Appends to `out` the handle of every *other* item colliding with item `id`; returns
@@ -419,9 +495,8 @@ impl<T> Quadtree<T> {
         id: ItemId,
         out: &mut Vec<ItemId>,
     ) -> Result<usize, QuadtreeError> {
-        let before = out.len();
-        self.for_each_colliding_with(id, |item| out.push(item.id))?;
-        Ok(out.len() - before)
+        let sel = self.colliding_selection(id)?;
+        Ok(self.gather_selected(&sel, out))
     }
 
     /// Calls `f(item, distance)` for the `k` items nearest to the point, nearest first; `f`
@@ -460,9 +535,49 @@ impl<T> Quadtree<T> {
         x: f32,
         y: f32,
         k: usize,
-        mut f: F,
+        f: F,
     ) -> Result<R, QuadtreeError>
     where
+        F: FnMut(ItemRef<'a, T>, f32) -> R,
+        R: VisitResult,
+    {
+        Ok(self.for_each_nearest_counting(x, y, k, |_| {}, f)?.0)
+    }
+
+    /// As [`for_each_nearest`](Self::for_each_nearest), and also shows the work done: `visit`
+    /// sees every node the search entered (those it skipped as too far are not), and the
+    /// returned [`QueryCounts`] say how many nodes that was and how many items' distances were
+    /// computed (every item stored in an entered node).
+    ///
+    /// # Errors
+    /// As [`for_each_nearest`](Self::for_each_nearest).
+    ///
+    /// ```
+    /// use quadstress::{Config, Quadtree, Rect};
+    /// let config = Config { leaf_capacity: 4, ..Config::default() };
+    /// let mut tree = Quadtree::with_config(Rect::new(0.0, 0.0, 1000.0, 1000.0), config)?;
+    /// for i in 0..1000 {
+    ///     let (x, y) = ((i % 40) as f32 * 25.0, (i / 40) as f32 * 40.0);
+    ///     tree.insert(Rect::from_min_size(x, y, 2.0, 2.0), i)?;
+    /// }
+    /// let mut found = Vec::new();
+    /// let ((), counts) = tree.for_each_nearest_counting(26.0, 41.0, 2, |_| {}, |item, d| {
+    ///     found.push((*item.value, d));
+    /// })?;
+    /// assert_eq!(found[0], (41, 0.0)); // the box at (25, 40)
+    /// assert!(counts.tests < 1000 / 10);
+    /// # Ok::<(), quadstress::QuadtreeError>(())
+    /// ```
+    pub fn for_each_nearest_counting<'a, R, V, F>(
+        &'a self,
+        x: f32,
+        y: f32,
+        k: usize,
+        mut visit: V,
+        mut f: F,
+    ) -> Result<(R, QueryCounts), QuadtreeError>
+    where
+        V: FnMut(&NodeInfo),
         F: FnMut(ItemRef<'a, T>, f32) -> R,
         R: VisitResult,
     {
@@ -477,15 +592,20 @@ impl<T> Quadtree<T> {
             on_heap.resize(k, none);
             &mut on_heap[..]
         };
-        let found = self.nearest_into(x, y, buf);
+        let mut counts = QueryCounts::default();
+        let found = self.nearest_into(x, y, buf, &mut |n, node| {
+            counts.nodes_visited += 1;
+            counts.tests += node.items.len() as u64;
+            visit(&self.node_info(n, node));
+        });
         for &(id, d) in &buf[..found] {
             let slot = self.slots[id.index as usize];
             let item = self.nodes[slot.node as usize].items.item(slot.pos as usize);
             if let ControlFlow::Break(b) = f(item, d).branch() {
-                return Ok(R::from_flow(ControlFlow::Break(b)));
+                return Ok((R::from_flow(ControlFlow::Break(b)), counts));
             }
         }
-        Ok(R::from_flow(ControlFlow::Continue(())))
+        Ok((R::from_flow(ControlFlow::Continue(())), counts))
     }
 
     /// The `k` items nearest to the point, nearest first, as `(handle, distance)` pairs
@@ -524,7 +644,7 @@ impl<T> Quadtree<T> {
         check_point(x, y)?;
         let start = out.len();
         out.resize(start + k.min(self.len), (self.placeholder_id(), 0.0));
-        let found = self.nearest_into(x, y, &mut out[start..]);
+        let found = self.nearest_into(x, y, &mut out[start..], &mut |_, _| {});
         out.truncate(start + found);
         Ok(found)
     }
@@ -539,8 +659,15 @@ impl<T> Quadtree<T> {
     }
 
     /// The `buf.len()` items nearest to the (finite) point, nearest first, in `buf`'s head;
-    /// returns how many (fewer than `buf.len()` only when the tree holds fewer).
-    fn nearest_into(&self, x: f32, y: f32, buf: &mut [(ItemId, f32)]) -> usize {
+    /// returns how many (fewer than `buf.len()` only when the tree holds fewer). `entered`
+    /// sees each node whose items the search reads: the one search of the nearest stem.
+    fn nearest_into(
+        &self,
+        x: f32,
+        y: f32,
+        buf: &mut [(ItemId, f32)],
+        entered: &mut impl FnMut(u32, &Node<T>),
+    ) -> usize {
         if buf.is_empty() || self.len == 0 {
             return 0;
         }
@@ -567,6 +694,7 @@ impl<T> Quadtree<T> {
             if best.is_full() && self.node_distance(n, x, y, slack) > best.worst() {
                 continue;
             }
+            entered(n, node);
             node.items.for_each_distance(x, y, |d2, e| {
                 // Most candidates lose to the k-th best: a comparison of squares sorts them
                 // out before any square root.

@@ -9,7 +9,7 @@
 use std::iter::FusedIterator;
 
 use super::items::W;
-use super::query::circle_bounds;
+use super::select::{CollidingSelection, InCircleSelection, InRectSelection, Selection};
 use super::{traverse::NodeStack, CellRange, ItemId, ItemList, ItemRef, Quadtree, Rect};
 
 /// Iterator over the items whose rectangles intersect a query rectangle; see
@@ -67,20 +67,48 @@ impl<'a, T> Iterator for InRect<'a, T> {
 
 impl<T> FusedIterator for InRect<'_, T> {}
 
+impl<'a, T> InRect<'a, T> {
+    /// The walk of selection `sel`, or an empty one for a refused query.
+    fn selected<S: Selection>(tree: &'a Quadtree<T>, sel: Option<&S>) -> Self {
+        let (query, range, stack) = match sel {
+            Some(sel) => (
+                *sel.bounds(),
+                tree.cell_range(sel.bounds()),
+                NodeStack::new(0),
+            ),
+            None => (Rect::default(), CellRange::default(), NodeStack::empty()),
+        };
+        InRect {
+            tree,
+            query,
+            range,
+            stack,
+            list: None,
+            block: 0,
+            mask: 0,
+        }
+    }
+
+    /// The next item the block test finds that `sel` keeps.
+    #[inline]
+    fn next_kept<S: Selection>(&mut self, sel: &S) -> Option<ItemRef<'a, T>> {
+        self.find(|item| sel.keeps(item.id.key(), &item.rect))
+    }
+}
+
 /// Iterator over the items whose rectangles meet a closed disc; see
 /// [`Quadtree::iter_in_circle`].
 pub struct InCircle<'a, T> {
-    bounds: InRect<'a, T>,
-    x: f32,
-    y: f32,
-    r: f32,
+    hits: InRect<'a, T>,
+    /// `None` for a refused disc, whose walk is empty.
+    sel: Option<InCircleSelection>,
 }
 
 impl<T> Clone for InCircle<'_, T> {
     fn clone(&self) -> Self {
         InCircle {
-            bounds: self.bounds.clone(),
-            ..*self
+            hits: self.hits.clone(),
+            sel: self.sel,
         }
     }
 }
@@ -89,9 +117,7 @@ impl<'a, T> Iterator for InCircle<'a, T> {
     type Item = ItemRef<'a, T>;
 
     fn next(&mut self) -> Option<ItemRef<'a, T>> {
-        let (x, y, r) = (self.x, self.y, self.r);
-        self.bounds
-            .find(|item| item.rect.intersects_circle(x, y, r))
+        self.hits.next_kept(self.sel.as_ref()?)
     }
 }
 
@@ -101,14 +127,15 @@ impl<T> FusedIterator for InCircle<'_, T> {}
 /// [`Quadtree::iter_colliding_with`].
 pub struct CollidingWith<'a, T> {
     hits: InRect<'a, T>,
-    id: ItemId,
+    /// `None` for a stale handle, whose walk is empty.
+    sel: Option<CollidingSelection>,
 }
 
 impl<T> Clone for CollidingWith<'_, T> {
     fn clone(&self) -> Self {
         CollidingWith {
             hits: self.hits.clone(),
-            id: self.id,
+            sel: self.sel,
         }
     }
 }
@@ -117,8 +144,7 @@ impl<'a, T> Iterator for CollidingWith<'a, T> {
     type Item = ItemRef<'a, T>;
 
     fn next(&mut self) -> Option<ItemRef<'a, T>> {
-        let id = self.id;
-        self.hits.find(|item| item.id != id)
+        self.hits.next_kept(self.sel.as_ref()?)
     }
 }
 
@@ -154,24 +180,7 @@ impl<T> Quadtree<T> {
     /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
     pub fn iter_in_rect(&self, query: &Rect) -> InRect<'_, T> {
-        let valid = query.check().is_ok();
-        InRect {
-            tree: self,
-            query: *query,
-            range: if valid {
-                self.cell_range(query)
-            } else {
-                CellRange::default()
-            },
-            stack: if valid {
-                NodeStack::new(0)
-            } else {
-                NodeStack::empty()
-            },
-            list: None,
-            block: 0,
-            mask: 0,
-        }
+        InRect::selected(self, InRectSelection::new(query).ok().as_ref())
     }
 
     /// The items whose rectangles contain the point (edges included), as an iterator: the
@@ -188,8 +197,7 @@ impl<T> Quadtree<T> {
     /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
     pub fn iter_at_point(&self, x: f32, y: f32) -> InRect<'_, T> {
-        // A NaN point gives a NaN rectangle, which `iter_in_rect` finds empty.
-        self.iter_in_rect(&Rect::new(x, y, x, y))
+        InRect::selected(self, InRectSelection::at_point(x, y).ok().as_ref())
     }
 
     /// The items whose rectangles meet the closed disc of centre `(x, y)` and radius `r`, as
@@ -207,19 +215,17 @@ impl<T> Quadtree<T> {
     /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
     pub fn iter_in_circle(&self, x: f32, y: f32, r: f32) -> InCircle<'_, T> {
-        // A refused disc gets an inverted box, which meets nothing.
-        let bounds = circle_bounds(x, y, r).unwrap_or(Rect::new(1.0, 1.0, 0.0, 0.0));
+        let sel = InCircleSelection::new(x, y, r).ok();
         InCircle {
-            bounds: self.iter_in_rect(&bounds),
-            x,
-            y,
-            r,
+            hits: InRect::selected(self, sel.as_ref()),
+            sel,
         }
     }
 
     /// The *other* items whose rectangles intersect the rectangle of item `id`, as an
-    /// iterator: the items [`for_each_colliding_with`](Self::for_each_colliding_with) finds.
-    /// A stale handle collides with nothing. Allocates nothing.
+    /// iterator: the items [`for_each_colliding_with`](Self::for_each_colliding_with) finds,
+    /// the item itself left out whichever accepted handle names it (a clone's own, or one of
+    /// the tree it was copied from). A stale handle collides with nothing. Allocates nothing.
     ///
     /// ```
     /// use quadstress::{Quadtree, Rect};
@@ -232,10 +238,10 @@ impl<T> Quadtree<T> {
     /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
     pub fn iter_colliding_with(&self, id: ItemId) -> CollidingWith<'_, T> {
-        let rect = self.rect(id).unwrap_or(Rect::new(1.0, 1.0, 0.0, 0.0));
+        let sel = self.colliding_selection(id).ok();
         CollidingWith {
-            hits: self.iter_in_rect(&rect),
-            id,
+            hits: InRect::selected(self, sel.as_ref()),
+            sel,
         }
     }
 }

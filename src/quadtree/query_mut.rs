@@ -2,11 +2,9 @@
 //! finds (the `for_each_*_mut` forms). Rectangles stay read-only: moving an item can change
 //! its node, which is [`Quadtree::update`]'s work.
 
-use std::ops::ControlFlow;
-
 use super::items::EntriesMut;
-use super::query::{check_point, circle_bounds};
-use super::{traverse::NodeStack, ItemId, Node, Quadtree, QuadtreeError, Rect, VisitResult};
+use super::select::{InCircleSelection, InRectSelection};
+use super::{ItemId, Node, Quadtree, QuadtreeError, Rect, VisitResult};
 
 /// What a mutable walk hands out: the handle, the stored rectangle (a copy: the tree's
 /// own cannot be changed here) and the payload, mutable.
@@ -131,9 +129,9 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemMut<'_, T>) -> R,
         R: VisitResult,
     {
-        query.check()?;
+        let sel = InRectSelection::new(query)?;
         Ok(R::from_flow(
-            self.walk_rect_hits_mut(query, |item| f(item).branch()),
+            self.walk_selected_mut(&sel, |item| f(item).branch()),
         ))
     }
 
@@ -152,13 +150,20 @@ impl<T> Quadtree<T> {
     /// assert_eq!((tree.get(a), tree.get(b)), (Some(&1), Some(&0)));
     /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
-    pub fn for_each_at_point_mut<R, F>(&mut self, x: f32, y: f32, f: F) -> Result<R, QuadtreeError>
+    pub fn for_each_at_point_mut<R, F>(
+        &mut self,
+        x: f32,
+        y: f32,
+        mut f: F,
+    ) -> Result<R, QuadtreeError>
     where
         F: FnMut(ItemMut<'_, T>) -> R,
         R: VisitResult,
     {
-        check_point(x, y)?;
-        self.for_each_in_rect_mut(&Rect::new(x, y, x, y), f)
+        let sel = InRectSelection::at_point(x, y)?;
+        Ok(R::from_flow(
+            self.walk_selected_mut(&sel, |item| f(item).branch()),
+        ))
     }
 
     /// Calls `f` for every item whose rectangle meets the closed disc of centre `(x, y)` and
@@ -189,20 +194,17 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemMut<'_, T>) -> R,
         R: VisitResult,
     {
-        let bounds = circle_bounds(x, y, r)?;
-        Ok(R::from_flow(self.walk_rect_hits_mut(&bounds, |item| {
-            if item.rect.intersects_circle(x, y, r) {
-                f(item).branch()
-            } else {
-                ControlFlow::Continue(())
-            }
-        })))
+        let sel = InCircleSelection::new(x, y, r)?;
+        Ok(R::from_flow(
+            self.walk_selected_mut(&sel, |item| f(item).branch()),
+        ))
     }
 
     /// Calls `f` for every *other* item whose rectangle intersects the rectangle of item
     /// `id`, with its payload mutable: the items
     /// [`for_each_colliding_with`](Self::for_each_colliding_with) finds. `id`'s own payload
-    /// is not lent (it is not among the items).
+    /// is not lent (it is not among the items), whichever accepted handle `id` is: on a
+    /// clone, one the tree it was copied from made before the copy names the same item.
     ///
     /// # Errors
     /// [`QuadtreeError::StaleId`] if `id` is stale.
@@ -226,30 +228,9 @@ impl<T> Quadtree<T> {
         F: FnMut(ItemMut<'_, T>) -> R,
         R: VisitResult,
     {
-        let rect = self.rect(id).ok_or(QuadtreeError::StaleId)?;
-        Ok(R::from_flow(self.walk_rect_hits_mut(&rect, |item| {
-            if item.id == id {
-                ControlFlow::Continue(())
-            } else {
-                f(item).branch()
-            }
-        })))
-    }
-
-    /// The walk of `walk_rect_hits` with payloads mutable, one node at a time: the node's
-    /// list is borrowed mutably while it is scanned, then the tree is read to find the
-    /// children. `query` is a checked rectangle.
-    fn walk_rect_hits_mut<B, F>(&mut self, query: &Rect, mut f: F) -> ControlFlow<B>
-    where
-        F: FnMut(ItemMut<'_, T>) -> ControlFlow<B>,
-    {
-        let range = self.cell_range(query);
-        let mut stack = NodeStack::new(0);
-        while let Some(n) = stack.pop() {
-            let items = &mut self.nodes[n as usize].items;
-            items.for_each_hit_mut(query, &mut f)?;
-            self.push_children(&mut stack, &self.nodes[n as usize], range);
-        }
-        ControlFlow::Continue(())
+        let sel = self.colliding_selection(id)?;
+        Ok(R::from_flow(
+            self.walk_selected_mut(&sel, |item| f(item).branch()),
+        ))
     }
 }
