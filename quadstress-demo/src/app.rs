@@ -62,17 +62,21 @@ impl FrameGraph {
         (0..GRAPH_FRAMES).map(move |i| self.ms[(self.recorded + i) % GRAPH_FRAMES])
     }
 
-    /// The mean of the last `frames` frame times (of those recorded so far), 0 before the
-    /// first.
-    pub fn mean_ms(&self, frames: usize) -> f32 {
-        let n = frames.min(self.recorded).min(GRAPH_FRAMES);
-        if n == 0 {
-            return 0.0;
+    /// The mean of the last frames that span `span_ms` of real time (the frame that crosses
+    /// it included; at most the kept ones), 0 before the first: the same second at 60 FPS
+    /// and at 3.
+    pub fn mean_over_ms(&self, span_ms: f32) -> f32 {
+        let kept = self.recorded.min(GRAPH_FRAMES);
+        let (mut sum, mut n) = (0.0f32, 0usize);
+        while n < kept && (n == 0 || sum < span_ms) {
+            n += 1;
+            sum += self.ms[(self.recorded + GRAPH_FRAMES - n) % GRAPH_FRAMES];
         }
-        let sum: f32 = (1..=n)
-            .map(|back| self.ms[(self.recorded + GRAPH_FRAMES - back) % GRAPH_FRAMES])
-            .sum();
-        sum / n as f32
+        if n == 0 {
+            0.0
+        } else {
+            sum / n as f32
+        }
     }
 
     /// The slowest kept frame time.
@@ -696,10 +700,11 @@ impl App {
         if let Some(times) = stepped.times {
             self.times = times;
             self.brute_force.refresh(self.sim.get(), self.clock);
+            let now = self.now();
             let p = &mut self.profile;
-            p.step.push(times.step_ms);
+            p.step.push(now, times.step_ms);
             for (series, (_, ms)) in p.phases.iter_mut().zip(times.by_phase()) {
-                series.push(ms);
+                series.push(now, ms);
             }
         }
     }
@@ -888,19 +893,25 @@ mod tests {
         assert_eq!(estimate.ms_per_pair, per_pair);
     }
 
+    /// The HUD's FPS covers the last second of real time: 60 frames at 60 FPS, 3 at 3 FPS
+    /// (60 frames at 3 FPS reached 20 s back).
     #[test]
-    fn the_mean_frame_time_covers_the_frames_asked_for() {
+    fn the_frame_rate_covers_the_last_second_whatever_the_rate() {
         let mut graph = FrameGraph::new();
-        assert_eq!(graph.mean_ms(60), 0.0);
-        graph.record(0.010);
-        graph.record(0.020);
-        assert!((graph.mean_ms(60) - 15.0).abs() < 1e-4);
-        for _ in 0..GRAPH_FRAMES {
-            graph.record(0.016);
+        assert_eq!(graph.mean_over_ms(1000.0), 0.0);
+        for _ in 0..100 {
+            graph.record(1.0 / 60.0);
         }
-        graph.record(0.076);
-        assert!((graph.mean_ms(2) - 46.0).abs() < 1e-3);
-        assert!((graph.mean_ms(1000) - (0.016 * 179.0 + 0.076) * 1e3 / 180.0).abs() < 1e-3);
+        assert!((graph.mean_over_ms(1000.0) - 1000.0 / 60.0).abs() < 1e-3);
+        for _ in 0..3 {
+            graph.record(1.0 / 3.0);
+        }
+        assert!((graph.mean_over_ms(1000.0) - 1000.0 / 3.0).abs() < 1e-2);
+        // Fewer frames than the span: the ones there are.
+        let mut young = FrameGraph::new();
+        young.record(0.010);
+        young.record(0.030);
+        assert!((young.mean_over_ms(1000.0) - 20.0).abs() < 1e-4);
     }
 
     #[test]

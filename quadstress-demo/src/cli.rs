@@ -86,7 +86,7 @@ pub struct Args {
 
     /// Find this machine's limit: add particles steadily (seeded, the same ones every run)
     /// until the frames (windowed; the world widens as it fills) or the steps (headless,
-    /// starting from 1,000 particles) miss `--budget-ms` for a second, then print
+    /// starting from 1,000 particles) miss `--budget-ms` two seconds in a row, then print
     /// `ramp.max_particles` and the curve of times against the particle count.
     #[arg(long)]
     pub ramp: bool,

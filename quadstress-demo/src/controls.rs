@@ -196,7 +196,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(Key(KeyCode::Tab),           "tab",          Pressed, A::ToggleHud,        "statistics and controls panels on / off"),
     bind(Key(KeyCode::P),             "P",            Pressed, A::TogglePanel,      "controls panel on / off"),
     bind(Key(KeyCode::H),             "H",            Pressed, A::ToggleHelp,       "help on / off"),
-    bind(Key(KeyCode::R),             "R",            Pressed, A::Ramp,             "ramp: add particles until frames miss 60 FPS for a second, then show the curve; again: stop, close"),
+    bind(Key(KeyCode::R),             "R",            Pressed, A::Ramp,             "ramp: add particles until frames miss 60 FPS two seconds in a row, then show the curve; again: stop, close"),
     bind(Key(KeyCode::Escape),        "esc",          Pressed, A::Close,            "close the help, then the panel; then quit (on the desktop; a web page stays)"),
 ];
 

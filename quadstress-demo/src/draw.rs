@@ -308,7 +308,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
     let brute_pairs = n * (n - 1.0).max(0.0) / 2.0;
     let tree = sim.config().tree;
     // FPS and the frame time from one clock: the frames of the last second.
-    let frame_ms = app.graph.mean_ms(60);
+    let frame_ms = app.graph.mean_over_ms(1000.0);
     // The panel is as wide as the legend's longest line (the depth legend at depth 10); it is
     // measured before the text goes into `hud`, which it uses.
     let legend_w = draw_legend(app, stats, hud, (12.0, 0.0), false) - 12.0;
@@ -415,15 +415,16 @@ fn draw_graph_legend(x: f32, y: f32) {
 }
 
 /// The profile, Box2D style: the step's and the drawing's last value, `[mean]` and `(max)`
-/// over the last `GRAPH_FRAMES` frames in milliseconds, the step's phases' means; the
+/// over the last three seconds of real time in milliseconds, the step's phases' means; the
 /// renderer; and the simulation's speed against real time when it falls behind.
 fn profile_lines(app: &App, hud: &mut String) {
     let p = &app.profile;
-    let (last, mean, max) = p.step.last_mean_max();
+    let now = app.now();
+    let (last, mean, max) = p.step.last_mean_max(now);
     let _ = write!(hud, "\nstep {last:.1} [{mean:.1}] ({max:.1}) ms");
-    p.phase_means(hud);
-    let (last, mean, max) = p.draw.last_mean_max();
-    let (_, present, _) = p.present.last_mean_max();
+    p.phase_means(now, hud);
+    let (last, mean, max) = p.draw.last_mean_max(now);
+    let (_, present, _) = p.present.last_mean_max(now);
     let _ = write!(
         hud,
         "\ndraw {last:.1} [{mean:.1}] ({max:.1})  present [{present:.1}]"

@@ -44,7 +44,9 @@ mod chart {
     use plotters::prelude::*;
 
     use super::super::cli::PlotFormat;
-    use super::super::ramp::{bounds, count_label, ms_label, thousands, Ramp, Series};
+    use super::super::ramp::{
+        bounds, count_label, labelled_tick, ms_label, thousands, Ramp, Series,
+    };
 
     /// The text's font, shipped in `assets/fonts/` (MIT): plotters draws no text without one,
     /// and a font of our own needs no system font library.
@@ -139,8 +141,22 @@ mod chart {
             .y_desc("milliseconds (median of each second)")
             .axis_desc_style(text(1))
             .label_style(text(1))
-            .x_label_formatter(&|x| count_label(*x))
-            .y_label_formatter(&|y| ms_label(*y))
+            // Every tick of a decade is a grid line; only 1, 2 and 5 get a label, so that
+            // the labels never run together.
+            .x_label_formatter(&|&x| {
+                if labelled_tick(x) {
+                    count_label(x)
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|&y| {
+                if labelled_tick(y) {
+                    ms_label(y)
+                } else {
+                    String::new()
+                }
+            })
             .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
         let series: [(&str, RGBColor, Series); 4] = [

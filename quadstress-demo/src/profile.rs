@@ -1,14 +1,20 @@
-//! The frame's phases over the last frames, shown like Box2D's profile: each phase's last
-//! value, its average `[ ]` and its maximum `( )`.
+//! The frame's phases over the last seconds, shown like Box2D's profile: each phase's last
+//! value, its average `[ ]` and its maximum `( )` over [`WINDOW_SECONDS`] of real time.
 
 use quadstress_sim::Phase;
 
-use super::settings::GRAPH_FRAMES;
+/// The span of real time the HUD's last, `[mean]` and `(max)` cover, in seconds: the same
+/// three seconds at 60 FPS and at 3 (a count of frames covered a minute at 3 FPS).
+pub const WINDOW_SECONDS: f64 = 3.0;
+/// Values a series keeps: three seconds at up to 240 FPS (beyond, the last 720 frames).
+const KEPT: usize = 720;
 
-/// The last [`GRAPH_FRAMES`] values of one phase, in milliseconds.
+/// One phase's values of the last [`WINDOW_SECONDS`] of real time, in milliseconds, each
+/// with the clock's time when it was taken; a fixed ring, nothing allocated per frame.
 #[derive(Clone, Debug)]
 pub struct Series {
-    ms: [f32; GRAPH_FRAMES],
+    at: [f64; KEPT],
+    ms: [f32; KEPT],
     next: usize,
     len: usize,
 }
@@ -16,7 +22,8 @@ pub struct Series {
 impl Default for Series {
     fn default() -> Self {
         Series {
-            ms: [0.0; GRAPH_FRAMES],
+            at: [0.0; KEPT],
+            ms: [0.0; KEPT],
             next: 0,
             len: 0,
         }
@@ -24,23 +31,32 @@ impl Default for Series {
 }
 
 impl Series {
-    /// Adds a value, dropping the oldest once full.
-    pub fn push(&mut self, ms: f64) {
+    /// Adds a value taken at `at` seconds on the clock, dropping the oldest once full.
+    pub fn push(&mut self, at: f64, ms: f64) {
+        self.at[self.next] = at;
         self.ms[self.next] = ms as f32;
-        self.next = (self.next + 1) % GRAPH_FRAMES;
-        self.len = (self.len + 1).min(GRAPH_FRAMES);
+        self.next = (self.next + 1) % KEPT;
+        self.len = (self.len + 1).min(KEPT);
     }
 
-    /// The latest value, its mean and its maximum over the kept values (zeros when empty).
-    pub fn last_mean_max(&self) -> (f32, f32, f32) {
+    /// The latest value, and the mean and maximum of the values of the last
+    /// [`WINDOW_SECONDS`] before `now` (the latest always among them; zeros when empty).
+    pub fn last_mean_max(&self, now: f64) -> (f32, f32, f32) {
         if self.len == 0 {
             return (0.0, 0.0, 0.0);
         }
-        let last = self.ms[(self.next + GRAPH_FRAMES - 1) % GRAPH_FRAMES];
-        let kept = &self.ms[..self.len];
-        let mean = kept.iter().sum::<f32>() / self.len as f32;
-        let max = kept.iter().copied().fold(0.0, f32::max);
-        (last, mean, max)
+        let newest = (self.next + KEPT - 1) % KEPT;
+        let (mut sum, mut max, mut n) = (0.0f32, 0.0f32, 0usize);
+        for back in 0..self.len {
+            let i = (newest + KEPT - back) % KEPT;
+            if back > 0 && now - self.at[i] >= WINDOW_SECONDS {
+                break;
+            }
+            sum += self.ms[i];
+            max = max.max(self.ms[i]);
+            n += 1;
+        }
+        (self.ms[newest], sum / n as f32, max)
     }
 }
 
@@ -61,12 +77,12 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// Every phase of the step by its report name with its mean `[ ]`, three to a line, each
-    /// line starting with a newline and an indent.
-    pub fn phase_means(&self, out: &mut String) {
+    /// Every phase of the step by its report name with its mean `[ ]` at `now`, three to a
+    /// line, each line starting with a newline and an indent.
+    pub fn phase_means(&self, now: f64, out: &mut String) {
         use std::fmt::Write;
         for (k, (phase, series)) in Phase::ALL.iter().zip(&self.phases).enumerate() {
-            let (_, mean, _) = series.last_mean_max();
+            let (_, mean, _) = series.last_mean_max(now);
             let gap = if k % 3 == 0 { "\n " } else { "" };
             let _ = write!(out, "{gap} {} [{mean:.1}]", phase.name());
         }
@@ -81,10 +97,10 @@ mod tests {
     fn the_phase_means_name_every_phase_of_the_step() {
         let mut p = Profile::default();
         for (k, series) in p.phases.iter_mut().enumerate() {
-            series.push(k as f64 + 0.25);
+            series.push(1.0, k as f64 + 0.25);
         }
         let mut out = String::new();
-        p.phase_means(&mut out);
+        p.phase_means(1.0, &mut out);
         for (k, phase) in Phase::ALL.iter().enumerate() {
             let shown = format!(" {} [{:.1}]", phase.name(), k as f64 + 0.25);
             assert!(out.contains(&shown), "{shown:?} missing from {out:?}");
@@ -93,16 +109,40 @@ mod tests {
     }
 
     #[test]
-    fn a_series_keeps_the_last_frames_mean_and_max() {
+    fn a_series_keeps_the_last_three_seconds_mean_and_max() {
         let mut s = Series::default();
-        assert_eq!(s.last_mean_max(), (0.0, 0.0, 0.0));
-        s.push(2.0);
-        s.push(4.0);
-        assert_eq!(s.last_mean_max(), (4.0, 3.0, 4.0));
-        for _ in 0..GRAPH_FRAMES {
-            s.push(1.0);
+        assert_eq!(s.last_mean_max(0.0), (0.0, 0.0, 0.0));
+        s.push(10.0, 2.0);
+        s.push(10.5, 4.0);
+        assert_eq!(s.last_mean_max(10.5), (4.0, 3.0, 4.0));
+        // Three seconds at 60 FPS of 1 ms: the 2 and the 4 have left the window.
+        for f in 1..=180 {
+            s.push(10.5 + f as f64 / 60.0, 1.0);
         }
-        // The 2 and the 4 have left the window.
-        assert_eq!(s.last_mean_max(), (1.0, 1.0, 1.0));
+        assert_eq!(s.last_mean_max(13.5), (1.0, 1.0, 1.0));
+    }
+
+    /// At 3 FPS the window is still three seconds: nine frames, not the 180 of 60 FPS (the
+    /// means of a slow window used to reach a minute back, to the fast frames).
+    #[test]
+    fn a_slow_frame_rate_keeps_three_seconds_too() {
+        let mut s = Series::default();
+        // A minute at 60 FPS of 5 ms, then 3 FPS of 300 ms.
+        for f in 0..3600 {
+            s.push(f as f64 / 60.0, 5.0);
+        }
+        let mut now = 60.0;
+        for _ in 0..12 {
+            now += 1.0 / 3.0;
+            s.push(now, 300.0);
+        }
+        assert_eq!(s.last_mean_max(now), (300.0, 300.0, 300.0));
+        // A value older than the window is left out even when it is all there is but the
+        // latest: the latest always counts.
+        let mut lone = Series::default();
+        lone.push(0.0, 50.0);
+        lone.push(10.0, 10.0);
+        assert_eq!(lone.last_mean_max(10.0), (10.0, 10.0, 10.0));
+        assert_eq!(lone.last_mean_max(20.0), (10.0, 10.0, 10.0));
     }
 }

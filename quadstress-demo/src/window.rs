@@ -312,8 +312,15 @@ async fn run(mut app: App, args: Args) {
             || (script.is_last() && ramp_window::stop_for_frames(&mut app))
         {
             ramp_window::report(&app, args.csv.as_deref(), args.plot.as_deref());
-            if script.scripted() {
+            // A ramp asked for its files or a number of frames is a scripted run: it ends
+            // once done (it used to write its files and stay open); one started by hand
+            // stays, and says how to close it.
+            if script.scripted() || args.csv.is_some() || args.plot.is_some() {
                 ramp_end = Some(script.frame() + 30);
+            } else {
+                app.say(format_args!(
+                    "ramp done: R closes the chart, Esc (twice with the panel open) ends the demo"
+                ));
             }
         }
         let last = script.is_last() || ramp_end.is_some_and(|end| script.frame() >= end);
@@ -359,9 +366,9 @@ async fn run(mut app: App, args: Args) {
         draw += platform::now_seconds() - show_start;
         last_draw = draw;
         // The frame's drawing is its CPU part now and the last frame's hand-over to OpenGL.
-        app.profile.draw.push((draw + present) * 1e3);
-        app.profile.present.push(present * 1e3);
-        app.profile.step_wait.push(step_wait * 1e3);
+        app.profile.draw.push(frame_start, (draw + present) * 1e3);
+        app.profile.present.push(frame_start, present * 1e3);
+        app.profile.step_wait.push(frame_start, step_wait * 1e3);
         script.record(FrameTimes {
             frame: real,
             slept,
