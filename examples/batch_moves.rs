@@ -16,9 +16,10 @@
 use std::time::Instant;
 
 use quadstress::{
-    oracle::{self, TestRng},
-    BatchError, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, UpdateWorkspace,
+    oracle, BatchError, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, UpdateWorkspace,
 };
+// The workspace's seeded generator (a dev-dependency): the same boxes on every machine.
+use quadstress_testkit::TestRng;
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 4000.0, 4000.0);
 const SIDE: f32 = 6.0;

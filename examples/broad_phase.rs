@@ -8,21 +8,11 @@
 use std::time::{Duration, Instant};
 
 use quadstress::{ItemId, Quadtree, Rect};
+// The workspace's seeded generator (a dev-dependency): the same boxes on every machine.
+use quadstress_testkit::TestRng;
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 2000.0, 2000.0);
 const SIDE: f32 = 4.0;
-
-/// A small seeded generator (xorshift64*), so the example needs no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u32 << 24) as f32
-    }
-}
 
 /// A moving box: its handle in the tree, position and velocity.
 struct Body {
@@ -42,7 +32,7 @@ fn main() -> Result<(), quadstress::QuadtreeError> {
         .next()
         .map_or(60, |a| a.parse().expect("FRAMES: a count"));
 
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = TestRng::new(0x9e37_79b9_7f4a_7c15);
     let mut tree = Quadtree::with_capacity(WORLD, Default::default(), boxes)?;
     let mut bodies = Vec::with_capacity(boxes);
     for i in 0..boxes {

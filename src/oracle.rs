@@ -82,13 +82,14 @@ pub fn nearest_distances<K>(items: &[(K, Rect)], x: f32, y: f32, k: usize) -> Ve
 /// ```
 pub fn query_pairs<K: Copy + Ord>(items: &[(K, Rect)]) -> Vec<(K, K)> {
     let mut out = Vec::new();
-    for (i, (a, ra)) in items.iter().enumerate() {
-        for (b, rb) in &items[i + 1..] {
-            if ra.intersects(rb) {
-                out.push((*a.min(b), *a.max(b)));
-            }
-        }
-    }
+    intersecting_pairs(
+        items,
+        |(_, r)| r,
+        |i, j| {
+            let (a, b) = (items[i].0, items[j].0);
+            out.push((a.min(b), a.max(b)));
+        },
+    );
     out.sort_unstable();
     out
 }
@@ -105,10 +106,16 @@ pub fn query_pairs<K: Copy + Ord>(items: &[(K, Rect)]) -> Vec<(K, K)> {
 /// assert_eq!(found, vec![(0, 1)]);
 /// ```
 pub fn brute_force_pairs(rects: &[Rect], mut f: impl FnMut(u32, u32)) {
-    for (i, a) in rects.iter().enumerate() {
-        for (j, b) in rects.iter().enumerate().skip(i + 1) {
-            if a.intersects(b) {
-                f(i as u32, j as u32);
+    intersecting_pairs(rects, |r| r, |i, j| f(i as u32, j as u32));
+}
+
+/// The one n² loop: `f(i, j)` for every `i < j` whose rectangles intersect, in order of `i`
+/// then `j`.
+fn intersecting_pairs<E>(items: &[E], rect: impl Fn(&E) -> &Rect, mut f: impl FnMut(usize, usize)) {
+    for (i, a) in items.iter().enumerate() {
+        for (j, b) in items.iter().enumerate().skip(i + 1) {
+            if rect(a).intersects(rect(b)) {
+                f(i, j);
             }
         }
     }
@@ -122,61 +129,4 @@ fn sorted_keys<K: Copy + Ord>(items: &[(K, Rect)], keep: impl Fn(&Rect) -> bool)
         .collect();
     keys.sort_unstable();
     keys
-}
-
-/// A small seeded pseudo-random generator (xorshift64*) for tests and benchmarks: the same
-/// seed gives the same sequence on every platform, and it needs no dependency. Not for
-/// anything that needs unpredictability.
-///
-/// Test support for this crate's own tests, benches and fuzz targets, hidden from the docs:
-/// not part of the API's promise, it may change or go in any release.
-///
-/// ```
-/// use quadstress::oracle::TestRng;
-/// let (mut a, mut b) = (TestRng::new(1), TestRng::new(1));
-/// assert_eq!(a.next_u64(), b.next_u64());
-/// let x = a.range(-5.0, 5.0);
-/// assert!((-5.0..=5.0).contains(&x));
-/// // Coarse grids make exact touches along edges common.
-/// let g = a.grid(10.0, 4);
-/// assert!([0.0, 2.5, 5.0, 7.5].contains(&g));
-/// ```
-#[doc(hidden)]
-#[derive(Clone, Debug)]
-pub struct TestRng(u64);
-
-impl TestRng {
-    /// A generator started at `seed` (any value; zero is remapped).
-    pub fn new(seed: u64) -> Self {
-        TestRng(seed.max(1))
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A value in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    /// A value in `[0, 1)` with 24 random bits.
-    pub fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
-    }
-
-    /// A value between `lo` and `hi`: `lo + (hi - lo) * unit()`, so `hi` itself only through
-    /// rounding.
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    /// One of `steps` evenly spaced values in `[0, range)`.
-    pub fn grid(&mut self, range: f32, steps: u64) -> f32 {
-        self.below(steps) as f32 / steps as f32 * range
-    }
 }

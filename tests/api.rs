@@ -3,10 +3,8 @@
 
 use std::ops::ControlFlow;
 
-use quadstress::{
-    oracle::{self, TestRng},
-    Config, ItemId, Placement, Quadtree, Rect,
-};
+use quadstress::{oracle, Config, ItemId, Placement, Quadtree, Rect};
+use quadstress_testkit::TestRng;
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 100.0);
 const PLACEMENTS: [Placement; 2] = [Placement::Exact, Placement::Loose];

@@ -2,10 +2,9 @@
 //! holds on to no more than a small multiple of its peak contents. A counting global
 //! allocator tracks the bytes in use.
 
-mod common;
-
-use common::alloc::{self, Counting};
-use quadstress::{oracle::TestRng, Quadtree, Rect};
+use quadstress::{Quadtree, Rect};
+use quadstress_testkit::alloc::{self, Counting};
+use quadstress_testkit::TestRng;
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;

@@ -3,10 +3,10 @@
 use std::ops::ControlFlow;
 
 use quadstress::{
-    oracle::{self, TestRng},
-    Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_DEPTH, MAX_ITEMS,
+    oracle, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_DEPTH, MAX_ITEMS,
     MAX_LEAF_CAPACITY,
 };
+use quadstress_testkit::TestRng;
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 100.0);
 

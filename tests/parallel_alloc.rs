@@ -2,10 +2,9 @@
 //! workspaces have grown, on one thread and on two (rayon's own bookkeeping included).
 #![cfg(feature = "rayon")]
 
-mod common;
-
-use common::alloc::{self, Counting};
-use quadstress::{oracle::TestRng, PairWorkspace, Quadtree, Rect, UpdateWorkspace};
+use quadstress::{PairWorkspace, Quadtree, Rect, UpdateWorkspace};
+use quadstress_testkit::alloc::{self, Counting};
+use quadstress_testkit::TestRng;
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;

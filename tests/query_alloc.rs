@@ -2,10 +2,9 @@
 //! the pair search, counted by a global allocator. One test function, so that no other test
 //! thread allocates while it counts.
 
-mod common;
-
-use common::alloc::{allocations, Counting};
-use quadstress::{oracle::TestRng, Config, Placement, Quadtree, Rect};
+use quadstress::{Config, Placement, Quadtree, Rect};
+use quadstress_testkit::alloc::{allocations, Counting};
+use quadstress_testkit::TestRng;
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;

@@ -8,9 +8,9 @@ use quadstress::{
     BatchError, Config, ItemError, ItemId, PairWorkspace, Placement, Quadtree, QuadtreeError, Rect,
     UpdateWorkspace, MAX_DEPTH, MAX_ITEMS,
 };
-use quadstress_fuzz::{
-    distance_squared, intersects, layout, rect_error, world_is_valid, Num, WorldSpec, R,
-};
+use quadstress_fuzz::{layout, world_is_valid, Num, WorldSpec, R};
+use quadstress_testkit::brute::pairs_where;
+use quadstress_testkit::exact::{distance_squared, intersects, rect_error};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -44,6 +44,10 @@ enum Op {
     /// inserted into each afterwards is refused by the other (by every access). With `keep`,
     /// the clone goes on as the tree (its own handles from then on).
     Clone(R, bool),
+    /// A clone that goes on as the tree while the model keeps the handles made before the
+    /// copy: the clone accepts them, by every access, while its queries hand out its own
+    /// (so answers are compared by slot).
+    CloneOn,
     /// `update_many` on the caller's thread, checked against one `update` each on a clone
     /// (the same nodes holding the same items) and, run on another clone, against
     /// `par_update_many` (the same tree, order included).
@@ -92,9 +96,12 @@ fn room(kind: u8, small: u32, len: usize) -> usize {
     }
 }
 
-fn sorted(mut v: Vec<ItemId>) -> Vec<ItemId> {
-    v.sort_unstable();
-    v
+/// The slots of the handles, ascending: a live item's slot names it whichever tree's handle
+/// the model keeps for it (see `Op::CloneOn`).
+fn sorted(v: Vec<ItemId>) -> Vec<u32> {
+    let mut slots: Vec<u32> = v.iter().map(|id| id.index()).collect();
+    slots.sort_unstable();
+    slots
 }
 
 fuzz_target!(|input: Input| {
@@ -361,6 +368,19 @@ fuzz_target!(|input: Input| {
                     tree = copy;
                 }
             }
+            Op::CloneOn => {
+                tree = tree.clone();
+                for (id, r, v) in &model {
+                    assert!(tree.contains(*id));
+                    assert_eq!((tree.rect(*id), tree.get(*id)), (Some(*r), Some(v)));
+                }
+                for &id in &stale {
+                    assert!(!tree.contains(id), "a stale handle lives again in a clone");
+                }
+                if let Err(e) = tree.validate() {
+                    panic!("clone: {}", e.message());
+                }
+            }
             Op::QueryRect(q) => {
                 let q = q.get(&world);
                 let mut out = Vec::new();
@@ -443,7 +463,10 @@ fuzz_target!(|input: Input| {
                 let got: Vec<f32> = out.iter().map(|e| e.1).collect();
                 assert_eq!(got, want, "nearest {k} to {x},{y}");
                 for (id, d) in out {
-                    let (_, r, _) = model.iter().find(|e| e.0 == id).expect("a live handle");
+                    let (_, r, _) = model
+                        .iter()
+                        .find(|e| e.0.index() == id.index())
+                        .expect("a live handle");
                     assert_eq!(distance_squared(r, x, y).sqrt() as f32, d);
                 }
             }
@@ -452,33 +475,45 @@ fuzz_target!(|input: Input| {
                     continue;
                 }
                 let (id, of, _) = model[i as usize % model.len()];
-                let mut got = Vec::new();
-                let _ = tree
-                    .for_each_colliding_with(id, |item| {
-                        got.push(item.id);
-                    })
-                    .unwrap();
                 let want: Vec<ItemId> = model
                     .iter()
                     .filter(|(o, r, _)| *o != id && intersects(r, &of))
                     .map(|e| e.0)
                     .collect();
-                assert_eq!(sorted(got), sorted(want));
+                let want = sorted(want);
+                // Every form, through the model's handle (older than the tree after a
+                // `CloneOn`): none may find the item itself.
+                let mut got = Vec::new();
+                tree.for_each_colliding_with(id, |item| got.push(item.id))
+                    .unwrap();
+                assert_eq!(sorted(got), want, "for_each_colliding_with");
+                let got: Vec<ItemId> = tree.iter_colliding_with(id).map(|i| i.id).collect();
+                assert_eq!(sorted(got), want, "iter_colliding_with");
+                let mut got = Vec::new();
+                tree.query_colliding_with(id, &mut got).unwrap();
+                assert_eq!(sorted(got), want, "query_colliding_with");
+                let mut got = Vec::new();
+                tree.for_each_colliding_with_counting(id, |_| {}, |i| got.push(i.id))
+                    .unwrap();
+                assert_eq!(sorted(got), want, "for_each_colliding_with_counting");
+                let mut got = Vec::new();
+                tree.for_each_colliding_with_mut(id, |i| got.push(i.id))
+                    .unwrap();
+                assert_eq!(sorted(got), want, "for_each_colliding_with_mut");
             }
             Op::Pairs => {
                 let mut got = Vec::new();
                 tree.query_pairs(&mut got);
-                let mut got: Vec<(ItemId, ItemId)> =
-                    got.into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
+                // By slot: see `sorted`.
+                let by_slot = |a: ItemId, b: ItemId| {
+                    (a.index().min(b.index()), a.index().max(b.index()))
+                };
+                let mut got: Vec<(u32, u32)> = got.into_iter().map(|(a, b)| by_slot(a, b)).collect();
                 got.sort_unstable();
-                let mut want = Vec::new();
-                for (i, a) in model.iter().enumerate() {
-                    for b in &model[i + 1..] {
-                        if intersects(&a.1, &b.1) {
-                            want.push((a.0.min(b.0), a.0.max(b.0)));
-                        }
-                    }
-                }
+                let mut want: Vec<(u32, u32)> = pairs_where(&model, |a, b| intersects(&a.1, &b.1))
+                    .into_iter()
+                    .map(|(i, j)| by_slot(model[i].0, model[j].0))
+                    .collect();
                 want.sort_unstable();
                 assert_eq!(got, want);
             }

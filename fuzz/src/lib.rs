@@ -1,5 +1,6 @@
 //! Shared pieces of the fuzz targets: hostile numbers and rectangles, decoded from the
-//! fuzzer's bytes, and exact (f64) reference predicates independent of the crate's maths.
+//! fuzzer's bytes. The exact (f64) reference predicates, independent of the crate's maths, are
+//! the workspace's test kit's (`quadstress_testkit::exact`).
 
 use arbitrary::Arbitrary;
 use quadstress::Rect;
@@ -138,39 +139,13 @@ impl WorldSpec {
     }
 }
 
-/// What the tree must say about a rectangle: `None` if valid.
-pub fn rect_error(r: &Rect) -> Option<quadstress::QuadtreeError> {
-    let finite = [r.min_x, r.min_y, r.max_x, r.max_y]
-        .iter()
-        .all(|v| v.is_finite());
-    if !finite {
-        Some(quadstress::QuadtreeError::NonFinite)
-    } else if r.min_x > r.max_x || r.min_y > r.max_y {
-        Some(quadstress::QuadtreeError::Inverted)
-    } else {
-        None
-    }
-}
-
 /// Whether the tree must accept `world`, by the rule its docs state.
 pub fn world_is_valid(w: &Rect) -> bool {
-    if rect_error(w).is_some() {
+    if quadstress_testkit::exact::rect_error(w).is_some() {
         return false;
     }
     let ok = |side: f32| side > 0.0 && side.is_finite() && (1024.0 / side).is_finite();
     ok(w.max_x - w.min_x) && ok(w.max_y - w.min_y)
-}
-
-/// Exact squared distance from a point to a rectangle (f64 holds every f32 square).
-pub fn distance_squared(r: &Rect, x: f32, y: f32) -> f64 {
-    let (x, y) = (x as f64, y as f64);
-    let dx = (r.min_x as f64 - x).max(0.0).max(x - r.max_x as f64);
-    let dy = (r.min_y as f64 - y).max(0.0).max(y - r.max_y as f64);
-    dx * dx + dy * dy
-}
-
-pub fn intersects(a: &Rect, b: &Rect) -> bool {
-    a.min_x <= b.max_x && b.min_x <= a.max_x && a.min_y <= b.max_y && b.min_y <= a.max_y
 }
 
 /// Everything the order of a tree depends on: its nodes in walk order, each with its items

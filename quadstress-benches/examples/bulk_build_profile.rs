@@ -26,26 +26,19 @@
 //! ```
 //!
 //! `pN` is N boxes of side 2 at constant density on a 0.25 grid (world side `sqrt(N) * 4`),
-//! the table bench's `pairs` workload in shape, from its own generator so that the driver
-//! needs no bench code. Without `PAR`, the `rayon` feature is not used.
+//! the table bench's `pairs` workload in shape, from the workspace's seeded generator so that
+//! the driver needs no bench code. Without `PAR`, the `rayon` feature is not used.
 
 use quadstress::{Config, Quadtree, Rect};
 use quadstress_benches::baselines::UniformGrid;
-
-/// A linear congruential generator: a fixed sequence with no dependency.
-fn next_unit(state: &mut u64) -> f32 {
-    *state = state
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    ((*state >> 40) as f32) / (1u64 << 24) as f32
-}
+use quadstress_testkit::TestRng;
 
 fn workload(name: &str) -> (Rect, Vec<Rect>) {
-    let mut s = 7u64;
+    let mut s = TestRng::new(7);
     if name == "1m" {
         let rects = (0..1_000_000)
             .map(|_| {
-                let (x, y) = (next_unit(&mut s) * 768.0, next_unit(&mut s) * 568.0);
+                let (x, y) = (s.unit() * 768.0, s.unit() * 568.0);
                 Rect::from_min_size(x, y, 32.0, 32.0)
             })
             .collect();
@@ -59,8 +52,8 @@ fn workload(name: &str) -> (Rect, Vec<Rect>) {
     let steps = ((side - 2.0) * 4.0) as u32 as f32;
     let rects = (0..n)
         .map(|_| {
-            let x = ((next_unit(&mut s) * steps) as u32) as f32 * 0.25;
-            let y = ((next_unit(&mut s) * steps) as u32) as f32 * 0.25;
+            let x = ((s.unit() * steps) as u32) as f32 * 0.25;
+            let y = ((s.unit() * steps) as u32) as f32 * 0.25;
             Rect::from_min_size(x, y, 2.0, 2.0)
         })
         .collect();

@@ -22,14 +22,7 @@
 
 use quadstress::{ItemId, Quadtree, Rect};
 use quadstress_benches::baselines::UniformGrid;
-
-/// A linear congruential generator: a fixed sequence with no dependency.
-fn next_unit(state: &mut u64) -> f32 {
-    *state = state
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    ((*state >> 40) as f32) / (1u64 << 24) as f32
-}
+use quadstress_testkit::TestRng;
 
 /// The tree's queries, visited or (with `out`) appended: a function of its own, so that
 /// callgrind can count them alone (`--toggle-collect='*tree_queries*'`) however the query
@@ -56,7 +49,7 @@ fn main() {
         .nth(1)
         .and_then(|n| n.parse().ok())
         .unwrap_or(10_000);
-    let mut s = 7u64;
+    let mut s = TestRng::new(7);
     // `SMALL=1`: 100,000 boxes of side 2 at the table bench's constant density, and 10x10
     // queries, as its `queries_10x10` workload.
     let small = std::env::var("SMALL").is_ok();
@@ -80,8 +73,8 @@ fn main() {
     let mut ids = Vec::new();
     let all_rects: Vec<Rect> = (0..n)
         .map(|_| {
-            let x = next_unit(&mut s) * (world.max_x - side);
-            let y = next_unit(&mut s) * (world.max_y - side);
+            let x = s.unit() * (world.max_x - side);
+            let y = s.unit() * (world.max_y - side);
             Rect::from_min_size(x, y, side, side)
         })
         .collect();
@@ -102,8 +95,8 @@ fn main() {
             if same && i > 0 {
                 return Rect::from_min_size(123.4, 77.7, query, query);
             }
-            let x = next_unit(&mut s) * (world.max_x - query);
-            let y = next_unit(&mut s) * (world.max_y - query);
+            let x = s.unit() * (world.max_x - query);
+            let y = s.unit() * (world.max_y - query);
             Rect::from_min_size(x, y, query, query)
         })
         .collect();

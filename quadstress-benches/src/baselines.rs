@@ -248,7 +248,8 @@ impl UniformGrid {
 /// Checks against the oracle, run by `cargo test --bench table`.
 pub mod checks {
     use super::*;
-    use quadstress::oracle::{self, TestRng};
+    use quadstress::oracle;
+    use quadstress_testkit::TestRng;
 
     /// Both baselines report exactly the oracle's pairs, on boxes with common exact touches.
     pub fn baselines_match_the_oracle() {

@@ -137,7 +137,8 @@ pub fn static_index_queries(index: &StaticAABB2DIndex<f32>, queries: &[Rect]) ->
 /// Checks against the oracle, run by `cargo test --bench table`.
 pub mod checks {
     use super::*;
-    use quadstress::oracle::{self, TestRng};
+    use quadstress::oracle;
+    use quadstress_testkit::TestRng;
 
     /// Every peer gives the oracle's counts, touching boxes included. The boxes have area:
     /// broccoli's rectangle query misses some zero-width boxes, which no workload here has.

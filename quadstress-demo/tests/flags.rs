@@ -8,25 +8,16 @@
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use quadstress_testkit::run;
+
 const BIN: &str = env!("CARGO_BIN_EXE_quadstress");
 
 fn quadstress(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .expect("the demo binary runs")
+    run::without_display(BIN, args)
 }
 
 fn stdout_of(args: &[&str]) -> String {
-    let out = quadstress(args);
-    assert!(
-        out.status.success(),
-        "quadstress {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    run::succeeded(args, &quadstress(args))
 }
 
 /// The run is refused with a message on standard error, before it prints anything.

@@ -14,31 +14,7 @@ const QUAD_EDGE: [u8; 3] = [40, 110, 255];
 const HIGHLIGHT: [u8; 3] = [255, 0, 255];
 
 fn run(args: &[&str]) -> String {
-    // Two windowed tests at once on one Xvfb now and then find the server refusing a
-    // connection: that run never reached the demo's code, so it is tried again (a few
-    // times, with a pause); any other failure stands.
-    let mut out = Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the demo binary runs");
-    for _ in 0..3 {
-        let refused = String::from_utf8_lossy(&out.stderr).contains("XOpenDisplay() failed");
-        if out.status.success() || !refused {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        out = Command::new(BIN)
-            .args(args)
-            .output()
-            .expect("the demo binary runs");
-    }
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "quadstress {args:?} failed: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    quadstress_testkit::run::succeeded(args, &quadstress_testkit::run::windowed(BIN, args))
 }
 
 /// The number after `key: ` in the report line.
@@ -104,19 +80,8 @@ fn temp_png(name: &str) -> std::path::PathBuf {
 
 /// Runs the binary headless with no display server and returns its standard output.
 fn headless(args: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .arg("--headless")
-        .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let args = [&["--headless"], args].concat();
+    quadstress_testkit::run::succeeded(&args, &quadstress_testkit::run::without_display(BIN, &args))
 }
 
 #[test]

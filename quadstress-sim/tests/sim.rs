@@ -503,7 +503,7 @@ fn walls_hold_to_the_last_ulp() {
         assert!(all_inside_and_finite(&sim));
     }
     // Random worlds and sizes, where `x + size` rounds.
-    let mut rng = quadstress::oracle::TestRng::new(7);
+    let mut rng = quadstress_testkit::TestRng::new(7);
     for probe in 0..400 {
         let scale = [1e-3, 1.0, 1e3, 1e6][probe % 4];
         let (x0, y0) = (rng.range(-5.0, 5.0) * scale, rng.range(-5.0, 5.0) * scale);
@@ -536,7 +536,7 @@ fn touching_agrees_with_brute_force_right_after_a_step() {
         })
         .unwrap();
         sim.spawn_burst(1500).unwrap();
-        let mut rng = quadstress::oracle::TestRng::new(3);
+        let mut rng = quadstress_testkit::TestRng::new(3);
         for step in 0..40 {
             sim.step(1.0 / 60.0).unwrap();
             for _ in 0..5 {

@@ -1,12 +1,9 @@
 //! Steady state allocates nothing, and no step allocates by the world's size: a counting
 //! global allocator watches.
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
-
-use common::alloc::{self, Counting};
 use quadstress::Rect;
 use quadstress_sim::{Broadphase, SimConfig, Simulation};
+use quadstress_testkit::alloc::{self, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;

@@ -227,7 +227,7 @@ mod tests {
                     ..Config::default()
                 };
                 let mut tree = Quadtree::with_config(world, config).unwrap();
-                let mut rng = oracle::TestRng::new(seed);
+                let mut rng = quadstress_testkit::TestRng::new(seed);
                 let mut keyed = Vec::new();
                 for i in 0..n as u32 {
                     let (x, y) = (rng.range(0.0, 400.0), rng.range(0.0, 400.0));

@@ -561,7 +561,7 @@ mod tests {
     /// or the world), in worlds near and far from the origin, tiny and huge.
     #[test]
     fn inner_bounds_hold_only_what_stays_in_the_cell() {
-        let mut rng = crate::oracle::TestRng::new(11);
+        let mut rng = quadstress_testkit::TestRng::new(11);
         let mut next = move || rng.unit();
         let worlds = [
             Rect::new(0.0, 0.0, 64.0, 64.0),

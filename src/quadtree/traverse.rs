@@ -339,8 +339,8 @@ impl<T> Quadtree<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::oracle::TestRng;
     use crate::quadtree::{Config, Placement};
+    use quadstress_testkit::TestRng;
 
     /// The table walk visits each node whose region overlaps the range once, and the nodes
     /// with items among them are exactly those the stack walk visits: on trees deep in some

@@ -452,7 +452,7 @@ mod tests {
     fn tree(
         placement: Placement,
         bulk: bool,
-        rng: &mut oracle::TestRng,
+        rng: &mut quadstress_testkit::TestRng,
     ) -> (Quadtree<u32>, Vec<Rect>) {
         let world = Rect::new(0.0, 0.0, 200.0, 200.0);
         let config = Config {
@@ -480,7 +480,7 @@ mod tests {
     }
 
     /// Small steps for most, jumps (some out of the world) for a few, no move for some.
-    fn next_rects(model: &mut [Rect], rng: &mut oracle::TestRng) {
+    fn next_rects(model: &mut [Rect], rng: &mut quadstress_testkit::TestRng) {
         for r in model.iter_mut() {
             match rng.below(20) {
                 0 => {
@@ -514,7 +514,7 @@ mod tests {
     fn moves_every_item_as_the_model_says() {
         for placement in [Placement::Exact, Placement::Loose] {
             for bulk in [true, false] {
-                let mut rng = oracle::TestRng::new(11);
+                let mut rng = quadstress_testkit::TestRng::new(11);
                 let (mut tree, mut model) = tree(placement, bulk, &mut rng);
                 let mut ws = UpdateWorkspace::new();
                 for round in 0..8 {
@@ -554,7 +554,7 @@ mod tests {
     /// place, and names the first refused item in the tree's order.
     #[test]
     fn a_refused_rectangle_changes_nothing() {
-        let mut rng = oracle::TestRng::new(5);
+        let mut rng = quadstress_testkit::TestRng::new(5);
         let (mut tree, mut model) = tree(Placement::Exact, true, &mut rng);
         let mut ws = UpdateWorkspace::new();
         let bad = [
@@ -636,12 +636,12 @@ mod tests {
         let mut trees = Vec::new();
         let mut model = Vec::new();
         for _ in threads {
-            let mut rng = oracle::TestRng::new(3);
+            let mut rng = quadstress_testkit::TestRng::new(3);
             let (t, m) = tree(Placement::Exact, true, &mut rng);
             trees.push(t);
             model = m;
         }
-        let mut rng = oracle::TestRng::new(4);
+        let mut rng = quadstress_testkit::TestRng::new(4);
         let mut ws = UpdateWorkspace::new();
         for round in 0..6 {
             next_rects(&mut model, &mut rng);

@@ -541,7 +541,7 @@ mod tests {
                 .iter()
                 .map(|_| Quadtree::with_config(world, config).unwrap())
                 .collect();
-            let mut rng = oracle::TestRng::new(7);
+            let mut rng = quadstress_testkit::TestRng::new(7);
             let mut model = Vec::new();
             // Each tree has its own handles (each carries its tree's id).
             let mut ids = vec![Vec::new(); trees.len()];

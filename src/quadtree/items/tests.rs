@@ -3,6 +3,9 @@ use super::scan::{HitBatch, ListHits};
 use super::*;
 use std::ops::ControlFlow;
 
+use quadstress_testkit::brute::pairs_where;
+use quadstress_testkit::TestRng;
+
 /// Bit `k` set when lane `k` intersects `r`, one lane at a time: the oracle of the
 /// vector forms.
 fn hits_scalar(lanes: &Lanes, r: &Rect) -> u32 {
@@ -11,17 +14,17 @@ fn hits_scalar(lanes: &Lanes, r: &Rect) -> u32 {
     })
 }
 
-/// Small pseudo-random numbers without a dependency: coordinates on a coarse grid, so
-/// exact touches along edges and corners are common.
-struct Lcg(u64);
+/// The workspace's seeded generator drawing coordinates on a coarse grid, so exact touches
+/// along edges and corners are common.
+struct Coords(TestRng);
 
-impl Lcg {
+impl Coords {
+    fn new(seed: u64) -> Self {
+        Coords(TestRng::new(seed))
+    }
+
     fn coord(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % 16) as f32
+        self.0.below(16) as f32
     }
 
     fn rect(&mut self) -> Rect {
@@ -32,7 +35,7 @@ impl Lcg {
 
 /// A list of `n` random items whose payload is their position, and their rectangles kept
 /// apart as the oracle.
-fn list(rng: &mut Lcg, n: usize) -> (ItemList<usize>, Vec<Rect>) {
+fn list(rng: &mut Coords, n: usize) -> (ItemList<usize>, Vec<Rect>) {
     let mut items = ItemList::default();
     let mut rects = Vec::new();
     for value in 0..n {
@@ -58,7 +61,7 @@ fn stored(items: &ItemList<usize>) -> Vec<(usize, Rect)> {
 /// blocks, part of one, or none, and after removals leave emptied lanes behind.
 #[test]
 fn bounds_cover_exactly_the_items() {
-    let mut rng = Lcg(11);
+    let mut rng = Coords::new(11);
     let fold = |rects: &[Rect]| {
         rects.iter().copied().reduce(|a, b| {
             Rect::new(
@@ -84,7 +87,7 @@ fn bounds_cover_exactly_the_items() {
 
 #[test]
 fn rectangles_follow_their_entries_through_every_change() {
-    let mut rng = Lcg(5);
+    let mut rng = Coords::new(5);
     let (mut items, mut rects) = list(&mut rng, 37);
     let expect = |rects: &[Rect], keep: &dyn Fn(usize) -> bool| -> Vec<(usize, Rect)> {
         (0..rects.len())
@@ -131,7 +134,7 @@ fn rectangles_follow_their_entries_through_every_change() {
 
 #[test]
 fn every_block_test_matches_rect_intersects() {
-    let mut rng = Lcg(7);
+    let mut rng = Coords::new(7);
     for n in 0..40 {
         let (items, rects) = list(&mut rng, n);
         for _ in 0..20 {
@@ -166,7 +169,7 @@ fn block_tests() -> Vec<BlockTest> {
 
 #[test]
 fn scans_find_what_brute_force_finds() {
-    let mut rng = Lcg(11);
+    let mut rng = Coords::new(11);
     // Past 64 items the pair search joins the masks of more than one group of blocks.
     for n in (0..40).chain([63, 64, 65, 71, 130, 200]) {
         let (items, rects) = list(&mut rng, n);
@@ -196,10 +199,7 @@ fn scans_find_what_brute_force_finds_for(items: &ItemList<usize>, rects: &[Rect]
         assert_eq!((&dispatched, &portable), (&want, &want));
     }
     let want_hits: Vec<usize> = (0..n).filter(|&i| rects[i].intersects(&r)).collect();
-    let want: Vec<(usize, usize)> = (0..n)
-        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-        .filter(|&(i, j)| rects[i].intersects(&rects[j]))
-        .collect();
+    let want = pairs_where(rects, |a, b| a.intersects(b));
     for hits in block_tests() {
         // In list order, each hit once, and the items of the blocks tested counted.
         let (mut found, mut tests) = (Vec::new(), 0);
@@ -250,7 +250,7 @@ fn scans_find_what_brute_force_finds_for(items: &ItemList<usize>, rects: &[Rect]
 
 #[test]
 fn galloping_finds_what_partition_point_finds() {
-    let mut rng = Lcg(23);
+    let mut rng = Coords::new(23);
     for n in 0..70 {
         // Sorted keys with runs of equal ones, as a run's clamped keys have.
         let mut keys: Vec<f32> = (0..n).map(|_| rng.coord()).collect();
@@ -293,7 +293,7 @@ fn a_hit_batch_holds_the_set_bits_in_order() {
 
 #[test]
 fn grouped_scans_and_pairs_stop_when_told() {
-    let mut rng = Lcg(5);
+    let mut rng = Coords::new(5);
     let (items, _) = list(&mut rng, 150);
     let everything = Rect::new(-1.0, -1.0, 100.0, 100.0);
     let mut seen = 0;
@@ -338,7 +338,7 @@ fn groups_bands_and_runs_follow_every_change() {
 }
 
 fn groups_bands_and_runs_follow(seed: u64, sort_every: usize, steps: usize) {
-    let mut rng = Lcg(seed);
+    let mut rng = Coords::new(seed);
     let mut items = ItemList::default();
     items.make_banded(8.0);
     let mut scratch = Vec::new();
@@ -619,7 +619,7 @@ fn a_query_beside_the_line_skips_the_far_half() {
 
 #[test]
 fn a_scan_stops_when_told() {
-    let mut rng = Lcg(3);
+    let mut rng = Coords::new(3);
     let everything = Rect::new(-1.0, -1.0, 100.0, 100.0);
     let half = Rect::new(-1.0, 3.0, 40.0, 11.0);
     // A short scan; a long one stopping inside a whole block and after a batch was
@@ -643,7 +643,7 @@ fn a_scan_stops_when_told() {
 
 #[test]
 fn the_radix_sort_gives_what_sorting_whole_words_gives() {
-    let mut rng = Lcg(41);
+    let mut rng = Coords::new(41);
     for n in [0, 1, 255, 256, 257, 1000, 5000] {
         // Keys with many ties (a coarse grid), some negative, some in a narrow range (equal
         // high bytes, skipped passes); offsets in order, as the sort is given them.
@@ -668,7 +668,7 @@ fn the_radix_sort_gives_what_sorting_whole_words_gives() {
 /// same order, the same split and bands (signed zeros included).
 #[test]
 fn a_filled_list_is_the_list_the_pushes_leave() {
-    let mut rng = Lcg(11);
+    let mut rng = Coords::new(11);
     let mut perm = Vec::new();
     for n in [0, 1, 7, 8, 9, 23, 64, 200] {
         for banded in [false, true] {
@@ -730,7 +730,7 @@ fn a_filled_list_is_the_list_the_pushes_leave() {
 /// boundaries; what it writes is what `new_rect` gave.
 #[test]
 fn rewrites_are_announced_two_blocks_ahead() {
-    let mut rng = Lcg(17);
+    let mut rng = Coords::new(17);
     for n in [0, 1, 7, 8, 9, 16, 17, 23, 24, 25, 40, 70] {
         let (mut items, before) = list(&mut rng, n);
         let next: Vec<Rect> = (0..n).map(|_| rng.rect()).collect();
