@@ -43,7 +43,11 @@ impl fmt::Display for QuadtreeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             QuadtreeError::NonFinite => write!(f, "coordinate is NaN or infinite"),
-            QuadtreeError::Inverted => write!(f, "rectangle is inverted (min > max)"),
+            QuadtreeError::Inverted => write!(
+                f,
+                "rectangle is inverted (min > max on an axis; Rect::new takes two corners, \
+                 Rect::from_min_size a corner and a size)"
+            ),
             QuadtreeError::NegativeRadius => write!(f, "circle radius is negative"),
             QuadtreeError::InvalidWorld => {
                 write!(

@@ -28,12 +28,20 @@ pub struct Rect {
 }
 
 impl Rect {
-    /// A rectangle from its corners. Nothing is checked here: the tree checks every
-    /// rectangle it is given (see [`Rect::check`]).
+    /// A rectangle from its two corners: the smaller coordinates (`min_x`, `min_y`), then the
+    /// larger (`max_x`, `max_y`). Not a corner and a size: that is
+    /// [`from_min_size`](Self::from_min_size), and a centre with half extents is
+    /// [`from_center`](Self::from_center). Nothing is checked here: the tree checks every
+    /// rectangle it is given (see [`Rect::check`]), and refuses one whose max is below its
+    /// min as [`QuadtreeError::Inverted`](crate::QuadtreeError::Inverted).
     ///
     /// ```
-    /// let r = quadstress::Rect::new(1.0, 2.0, 4.0, 6.0);
+    /// use quadstress::{QuadtreeError, Rect};
+    /// let r = Rect::new(1.0, 2.0, 4.0, 6.0);
     /// assert_eq!((r.width(), r.height()), (3.0, 4.0));
+    /// // A corner and a size given to `new` make an inverted rectangle.
+    /// assert_eq!(Rect::new(100.0, 100.0, 8.0, 8.0).check(), Err(QuadtreeError::Inverted));
+    /// assert_eq!(Rect::from_min_size(100.0, 100.0, 8.0, 8.0), Rect::new(100.0, 100.0, 108.0, 108.0));
     /// ```
     pub const fn new(min_x: f32, min_y: f32, max_x: f32, max_y: f32) -> Self {
         Rect {
@@ -44,7 +52,8 @@ impl Rect {
         }
     }
 
-    /// A rectangle from its top-left corner and its size.
+    /// A rectangle from its corner of smaller coordinates (`x`, `y`, the top-left) and its
+    /// width and height (not the other corner: that is [`new`](Self::new)).
     ///
     /// ```
     /// let r = quadstress::Rect::from_min_size(10.0, 20.0, 8.0, 8.0);
@@ -54,7 +63,8 @@ impl Rect {
         Rect::new(x, y, x + width, y + height)
     }
 
-    /// A rectangle from its centre and half extents.
+    /// A rectangle from its centre and its half extents: half the width and half the height
+    /// (not the whole width and height).
     ///
     /// ```
     /// let r = quadstress::Rect::from_center(5.0, 5.0, 1.0, 2.0);

@@ -16,7 +16,9 @@ impl<T> Quadtree<T> {
     /// Calls `f(a, b)` once for every unordered pair of items whose rectangles intersect
     /// (closed: touching counts); `f` returns `()` to see every pair, or `ControlFlow` to stop
     /// at its first `Break` ([`VisitResult`]), and the search returns what `f` returns.
-    /// Allocates nothing. The pairs' handles appended to a `Vec`:
+    /// Allocates nothing. No `Result`, unlike the region queries: the search takes no input
+    /// that could be refused (every stored rectangle was checked when it went in), so it
+    /// cannot fail. The pairs' handles appended to a `Vec`:
     /// [`query_pairs`](Self::query_pairs); on every core: `par_pairs` (feature `rayon`).
     ///
     /// As with [`for_each_in_rect`](Self::for_each_in_rect), the [`ItemRef`]s lend the

@@ -204,7 +204,9 @@ impl<T> Quadtree<T> {
 
     /// Inserts a rectangle with its payload and returns its handle.
     ///
-    /// A rectangle partly or wholly outside the world is kept at the root.
+    /// A rectangle partly or wholly outside the world is accepted and kept at the root, where
+    /// every query still finds it (and every query and pair search that reaches the root
+    /// tests it, as it does the root's other items).
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] or [`QuadtreeError::Inverted`] for a bad rectangle,
@@ -262,6 +264,10 @@ impl<T> Quadtree<T> {
     /// move a little each frame. Otherwise the item goes straight to its new node, found by the
     /// same direct computation as [`insert`](Self::insert), and the trees split or merge as
     /// their counts require.
+    ///
+    /// A new rectangle partly or wholly outside the world is accepted and kept at the root,
+    /// as [`insert`](Self::insert) keeps one; moving back inside puts the item where its
+    /// rectangle belongs again.
     ///
     /// # Errors
     /// [`QuadtreeError::StaleId`] for a stale handle, and the rectangle errors of
