@@ -1,6 +1,8 @@
 //! The simulation under hostile configurations and inputs: whatever it accepts, no call
 //! panics, every particle stays inside the walls with finite velocity, the tree stays valid
-//! and holds every particle, and `touching` agrees with a scan of the particles.
+//! and holds every particle, `touching` agrees with a scan of the particles, and no particle
+//! a step reports asleep moved in it or carries a velocity (gravity flipped on and off, new
+//! particles landing on sleepers).
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -62,6 +64,25 @@ fn check(sim: &Simulation) {
         panic!("invariant broken: {}", e.message());
     }
     assert!(sim.kinetic_energy().is_finite());
+}
+
+/// Where every particle was before a step, by exact position: a step may renumber them.
+fn places(sim: &Simulation) -> std::collections::HashSet<(u32, u32)> {
+    sim.particles()
+        .iter()
+        .map(|p| (p.x.to_bits(), p.y.to_bits()))
+        .collect()
+}
+
+/// Every particle the last step reports asleep is still and stayed where it was.
+fn check_sleepers(sim: &Simulation, before: &std::collections::HashSet<(u32, u32)>) {
+    for (p, _) in sim.particles().iter().zip(sim.asleep()).filter(|(_, &a)| a) {
+        assert_eq!((p.vx, p.vy), (0.0, 0.0), "a sleeper with a velocity: {p:?}");
+        assert!(
+            before.contains(&(p.x.to_bits(), p.y.to_bits())),
+            "a sleeper moved: {p:?}"
+        );
+    }
 }
 
 fuzz_target!(|input: Input| {
@@ -137,8 +158,12 @@ fuzz_target!(|input: Input| {
                 steps += 1;
                 let dt = dt.get(&unit, false);
                 let before = sim.particles().to_vec();
+                let places_before = places(&sim);
                 match sim.step(dt) {
-                    Ok(()) => assert!(dt.is_finite() && dt >= 0.0),
+                    Ok(()) => {
+                        assert!(dt.is_finite() && dt >= 0.0);
+                        check_sleepers(&sim, &places_before);
+                    }
                     Err(SimError::BadTimeStep(_)) => {
                         assert!(!(dt.is_finite() && dt >= 0.0));
                         assert_eq!(sim.particles(), &before[..]);
@@ -151,7 +176,9 @@ fuzz_target!(|input: Input| {
                     continue;
                 }
                 steps += 1;
+                let before = places(&sim);
                 sim.step(1.0 / 60.0).unwrap();
+                check_sleepers(&sim, &before);
             }
             Op::Broadphase(i) => sim.set_broadphase(mode(i)),
             Op::Gravity(on) => sim.set_gravity(on),
