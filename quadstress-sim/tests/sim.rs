@@ -1301,3 +1301,30 @@ fn every_accepted_pile_falls_asleep() {
         assert_eq!(sim.kinetic_energy(), 0.0);
     }
 }
+
+/// Issue 52: a few squares on a ledge that kept each other awake for ever (a leaning one woke
+/// its sleeping neighbour, which leaned in turn): 956 of 960 asleep at step 3,000 before a
+/// particle that stays put for five seconds counted as settled, all 960 after.
+#[test]
+fn squares_that_wake_each_other_settle() {
+    let mut sim = Simulation::new(SimConfig {
+        world: Rect::new(0.0, 0.0, 640.0, 320.0),
+        restitution: 0.5,
+        broadphase: Broadphase::Rebuild,
+        solver_iterations: 2,
+        seed: 1,
+        ..SimConfig::default()
+    })
+    .unwrap();
+    sim.spawn_burst(960).unwrap();
+    for _ in 0..3000 {
+        sim.step(1.0 / 60.0).unwrap();
+    }
+    assert_eq!(
+        sim.sleeping(),
+        960,
+        "kinetic energy {}",
+        sim.kinetic_energy()
+    );
+    assert_eq!(sim.kinetic_energy(), 0.0);
+}

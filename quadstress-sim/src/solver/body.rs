@@ -32,6 +32,11 @@ pub(super) struct Body {
     /// height (y) it came down to (minus infinity before it first leans).
     pub(super) lean_substeps: u32,
     pub(super) lean_y: f32,
+    /// Steps in a row it has ended within [`SETTLE_DRIFT`] sides of `anchor`, whatever woke
+    /// it, pushed it or sped it up in between: settled from [`SETTLED_STEPS`] on (see
+    /// `grain::settle`).
+    pub(super) settling: u32,
+    pub(super) anchor: [f32; 2],
 }
 
 impl Default for Body {
@@ -48,6 +53,8 @@ impl Default for Body {
             leaning: false,
             lean_substeps: 0,
             lean_y: f32::NEG_INFINITY,
+            settling: 0,
+            anchor: [f32::INFINITY; 2],
         }
     }
 }
@@ -61,10 +68,31 @@ pub(super) const REST_RIGHT: u8 = 2;
 /// ...and a particle rested on it.
 pub(super) const LOADED: u8 = 4;
 
-/// `still` of a sleeping particle that wakes at the end of the step.
+/// `still` of a sleeping particle that wakes at the end of the step: something pushed into it
+/// or moved past it fast.
 pub(super) const WOKEN: u32 = u32::MAX;
+/// `still` of a sleeping particle that a neighbour asks to wake (a square on it that may lean
+/// off it, a leaning one beside it): it wakes at the end of the step unless it has settled.
+pub(super) const WOKEN_SOFT: u32 = u32::MAX - 1;
+/// Steps in a row (two seconds at 60 steps a second) after which a particle that has not strayed
+/// has settled:
+/// it falls asleep whatever keeps it awake, only a push or a fast neighbour wakes it, and its
+/// own pushes into a sleeping one no longer wake that one. Without it, a few squares on a
+/// ledge kept each other awake for ever (each, woken by a leaning neighbour, leaned in turn),
+/// and so did a pair stuck in each other under a sleeping pile (the awake one's push woke the
+/// other, which woke it back).
+pub(super) const SETTLED_STEPS: u32 = 300;
+/// How far (in sides) a particle may stray from where it was and still count as settling:
+/// by position, not speed, since the lean's bursts of speed between steps of rest reset any
+/// count of slow steps.
+pub(super) const SETTLE_DRIFT: f32 = 0.05;
 
 impl Body {
+    #[inline(always)]
+    pub(super) fn settled(&self) -> bool {
+        self.settling >= SETTLED_STEPS
+    }
+
     #[inline(always)]
     pub(super) fn asleep(&self) -> bool {
         self.still >= SLEEP_STEPS

@@ -1,6 +1,8 @@
 //! The contact math: one substep's push on a pair of squares (`solve_contact`) and the
 //! once-a-step restitution, as the module documentation of `solver` describes.
 
+#[cfg(test)]
+use super::body::WOKEN_SOFT;
 use super::body::{Body, WOKEN};
 use super::grain::{mark_rest, mark_shoulder, mark_sides, mark_support, SHOULDER, SIDE_LATERAL};
 use super::{clamp, side, Params};
@@ -126,13 +128,14 @@ pub(super) fn solve_contact(
     // rests on is missing from the contacts (those between two sleeping particles are left
     // out of the step).
     if sleep_a || sleep_b {
-        let (mover, body) = if sleep_a {
-            (&*b, &mut *ba)
+        let (mover, mover_body, body) = if sleep_a {
+            (&*b, &*bb, &mut *ba)
         } else {
-            (&*a, &mut *bb)
+            (&*a, &*ba, &mut *bb)
         };
         let speed2 = mover.vx * mover.vx + mover.vy * mover.vy;
-        if depth > 0.05 * s || speed2 > p.wake_speed * p.wake_speed {
+        // A settled particle pushing into a sleeping one is stuck in it, not arriving.
+        if depth > 0.05 * s && !mover_body.settled() || speed2 > p.wake_speed * p.wake_speed {
             body.still = WOKEN;
         }
     }
@@ -409,7 +412,7 @@ mod tests {
             }
             let mut c = Contact::default();
             solve_contact(&p, &mut c, &mut low, &mut bl, &mut up, &mut bu);
-            assert_eq!(bl.still == WOKEN, wakes, "held {held}");
+            assert_eq!(bl.still == WOKEN_SOFT, wakes, "held {held}");
             assert_eq!(bl.rest, LOADED);
             assert_eq!(bu.rest, REST_LEFT);
         }

@@ -2,8 +2,8 @@
 //! it rests on, is held on, has a shoulder or a roof on; the lean towards a drop; sleep.
 //! The module documentation of `solver` says why each rule exists.
 
-use super::body::{Body, LOADED, REST_LEFT, REST_RIGHT, WOKEN};
-use super::Params;
+use super::body::{Body, LOADED, REST_LEFT, REST_RIGHT, SETTLE_DRIFT, WOKEN, WOKEN_SOFT};
+use super::{Params, SLEEP_STEPS};
 use crate::Particle;
 
 /// A square that leans (see `lean`) gains this fraction of what gravity gives a substep as
@@ -51,7 +51,7 @@ pub(super) fn mark_rest(
         // Awake for as long as the square on it may lean off it, so that it can lean in turn
         // when that one has gone.
         if lower_body.asleep() {
-            lower_body.still = WOKEN;
+            lower_body.still = lower_body.still.max(WOKEN_SOFT);
         } else {
             lower_body.still = 0;
         }
@@ -129,13 +129,22 @@ pub(super) fn mark_sides(
     let (a_side, b_side) = if dir > 0.0 { (1, 0) } else { (0, 1) };
     ba.touched[a_side] = p.substep;
     bb.touched[b_side] = p.substep;
-    let leaves = |q: &Particle, body: &Body| {
-        !body.asleep() && (body.leaning || q.vx * q.vx + q.vy * q.vy > p.wake_speed * p.wake_speed)
+    // A neighbour moving past fast wakes a sleeping one; a leaning one asks it to wake.
+    let wake = |q: &Particle, body: &Body| {
+        if body.asleep() {
+            0
+        } else if q.vx * q.vx + q.vy * q.vy > p.wake_speed * p.wake_speed {
+            WOKEN
+        } else if body.leaning {
+            WOKEN_SOFT
+        } else {
+            0
+        }
     };
-    if bb.asleep() && leaves(a, ba) {
-        bb.still = WOKEN;
-    } else if ba.asleep() && leaves(b, bb) {
-        ba.still = WOKEN;
+    if bb.asleep() {
+        bb.still = bb.still.max(wake(a, ba));
+    } else if ba.asleep() {
+        ba.still = ba.still.max(wake(b, bb));
     }
 }
 
@@ -189,13 +198,19 @@ pub(super) fn mark_support(
     }
 }
 
-/// The end of a step under gravity: a particle slow for [`SLEEP_STEPS`](super::SLEEP_STEPS) steps falls asleep.
+/// The end of a step under gravity: a particle slow for [`SLEEP_STEPS`] steps falls asleep, and
+/// one slow for [`SETTLED_STEPS`](super::body::SETTLED_STEPS) steps stays asleep until a push or a fast neighbour wakes it.
 #[inline(always)]
 pub(super) fn settle(p: &Params, q: &mut Particle, b: &mut Body) {
     if b.asleep() {
         (q.vx, q.vy) = (0.0, 0.0);
         if b.still == WOKEN {
+            // A push or a fast neighbour: the pile around it changed.
+            (b.still, b.settling, b.anchor) = (0, 0, [q.x, q.y]);
+        } else if b.still == WOKEN_SOFT && !b.settled() {
             b.still = 0;
+        } else {
+            b.still = SLEEP_STEPS;
         }
         return;
     }
@@ -204,8 +219,17 @@ pub(super) fn settle(p: &Params, q: &mut Particle, b: &mut Body) {
     let slow = p
         .sleep_speed
         .max((f32::from_bits(far.to_bits() + 1) - far) * p.rounding_speed);
-    if q.vx * q.vx + q.vy * q.vy < slow * slow {
+    let strayed = (q.x - b.anchor[0]).abs().max((q.y - b.anchor[1]).abs());
+    if strayed <= SETTLE_DRIFT * p.size {
+        b.settling = b.settling.saturating_add(1);
+    } else {
+        (b.settling, b.anchor) = (0, [q.x, q.y]);
+    }
+    if q.vx * q.vx + q.vy * q.vy < slow * slow || b.settled() {
         b.still += 1;
+        if b.settled() {
+            b.still = b.still.max(SLEEP_STEPS);
+        }
         if b.asleep() {
             (q.vx, q.vy) = (0.0, 0.0);
             (b.lean_substeps, b.lean_y) = (0, q.y);
@@ -218,6 +242,7 @@ pub(super) fn settle(p: &Params, q: &mut Particle, b: &mut Body) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::body::SETTLED_STEPS;
     use crate::solver::motion::move_particle;
     use crate::solver::test_support::{at, params};
 
@@ -292,5 +317,41 @@ mod tests {
         };
         move_particle(&p, &mut q, &mut body);
         assert_eq!(q.vx, 0.0);
+    }
+
+    /// A sleeper that has settled stays asleep when a neighbour only asks it to wake (a
+    /// leaning one beside it, a square on it that may lean off it); a push wakes it and starts
+    /// its settling over. One that has not settled wakes either way.
+    #[test]
+    fn a_settled_sleeper_wakes_only_to_a_push() {
+        let p = params();
+        for (settling, kind, wakes) in [
+            (SETTLED_STEPS, WOKEN_SOFT, false),
+            (SETTLED_STEPS, WOKEN, true),
+            (SETTLED_STEPS - 1, WOKEN_SOFT, true),
+            (0, WOKEN, true),
+        ] {
+            let mut q = at(40.0, 84.0);
+            let mut body = Body {
+                still: kind,
+                settling,
+                anchor: [q.x, q.y],
+                ..Body::default()
+            };
+            settle(&p, &mut q, &mut body);
+            assert_eq!(!body.asleep(), wakes, "{settling} {kind}");
+            assert_eq!(body.settling == 0, kind == WOKEN, "{settling} {kind}");
+        }
+        // Awake, it falls asleep once it has stayed put long enough, however fast it goes.
+        let mut q = at(40.0, 84.0);
+        q.vy = 10.0 * p.sleep_speed;
+        let mut body = Body {
+            settling: SETTLED_STEPS - 1,
+            anchor: [q.x, q.y],
+            ..Body::default()
+        };
+        settle(&p, &mut q, &mut body);
+        assert!(body.asleep());
+        assert_eq!((q.vx, q.vy), (0.0, 0.0));
     }
 }

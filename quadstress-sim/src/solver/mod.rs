@@ -109,6 +109,14 @@
 //! neighbour moving faster than [`WAKE_SPEED`] (falling away or rolling off): without it, a
 //! face whose neighbouring column slid away slept on as a cliff.
 //!
+//! These rules wake particles on behalf of others, so they can keep each other awake: a few
+//! squares on a ledge, each leaning a little and waking its sleeping neighbour, rocked for
+//! ever. A particle that has stayed within a twentieth of a side of one place for five seconds
+//! has *settled*: it falls asleep however it moves in between, a neighbour's lean or load no
+//! longer wakes it (only a push or a fast neighbour does, which starts its settling over), and
+//! its own pushes into a sleeping particle, being those of a pair stuck in each other, wake
+//! nothing.
+//!
 //! # Stripes: every core, one answer
 //! The world is cut into vertical stripes at least sixteen particles wide; their number
 //! follows from the world and the particle size alone, never from the thread count. The
