@@ -1114,9 +1114,10 @@ fn a_heap_poured_on_a_pile_slumps_and_rests() {
                 );
             }
         }
-        // Then at rest.
+        // Then at rest, every square asleep.
         let energy = sim.kinetic_energy() / sim.particles().len() as f64;
         assert!(energy <= 0.05, "seed {seed}: kinetic energy {energy}");
+        assert_eq!(sim.sleeping(), sim.len(), "seed {seed}");
         assert!(
             sim.overlap().max <= 0.15,
             "seed {seed}: {:?}",
@@ -1259,8 +1260,8 @@ fn a_sleeping_particle_never_moves_when_gravity_goes_off() {
 }
 
 /// Issue 52: a pile falls asleep under gravity strong for the particle size (200 sides/s²: 62
-/// of 480 slept before the sleep speed followed gravity) and in a world far from the origin
-/// (92 of 480 before it followed the rounding of the coordinates).
+/// of 480 slept before the sleep speed followed gravity; 500 sides/s²) and in a world far from
+/// the origin (92 of 480 before it followed the rounding of the coordinates).
 #[test]
 fn every_accepted_pile_falls_asleep() {
     let cases = [
@@ -1274,6 +1275,9 @@ fn every_accepted_pile_falls_asleep() {
             1,
             7,
         ),
+        // 500 sides/s²: 473 of 480 slept at step 3,000 while each woken square sank into a
+        // settled neighbour and woke it.
+        (Rect::new(0.0, 0.0, 640.0, 320.0), 8.0, 4000.0, 0.5, 1, 5),
     ];
     for (world, size, gravity, restitution, iterations, seed) in cases {
         let config = SimConfig {

@@ -134,8 +134,12 @@ pub(super) fn solve_contact(
             (&*a, &*ba, &mut *bb)
         };
         let speed2 = mover.vx * mover.vx + mover.vy * mover.vy;
-        // A settled particle pushing into a sleeping one is stuck in it, not arriving.
-        if depth > 0.05 * s && !mover_body.settled() || speed2 > p.wake_speed * p.wake_speed {
+        // A settled particle pushing into a sleeping one is stuck in it, not arriving; a
+        // settled sleeper holds a slow one that sinks into it as the floor would (under strong
+        // gravity, each woken square sank into a settled neighbour and woke it, for ever).
+        if depth > 0.05 * s && !mover_body.settled() && !body.settled()
+            || speed2 > p.wake_speed * p.wake_speed
+        {
             body.still = WOKEN;
         }
     }
