@@ -190,6 +190,10 @@ pub struct App {
     quit: bool,
     /// Particles per second from the cursor.
     cursor_rate: f32,
+    /// Particles the panel's spawn button adds.
+    spawn_count: usize,
+    /// The particle count at which held spawn inputs stop; 0: they go on to the cap.
+    stop_at: usize,
     debt: SpawnDebt,
     held: Held,
     /// Whether "the world is full" was said since the last spawn that fitted: said once per
@@ -248,6 +252,8 @@ impl App {
             step_once: false,
             quit: false,
             cursor_rate: 600.0,
+            spawn_count: SPAWN_BATCH,
+            stop_at: 0,
             debt: SpawnDebt::default(),
             held: Held::default(),
             said_full: false,
@@ -531,6 +537,54 @@ impl App {
         self.spawn(n, None);
     }
 
+    /// The panel's spawn button: exactly the panel's spawn count of particles at
+    /// random places, or none and the reason when the world has no room for them all.
+    pub fn spawn_count_now(&mut self) {
+        let n = self.spawn_count;
+        let (len, cap) = (self.sim.get().len(), self.sim.get().config().max_particles);
+        if n > cap - len.min(cap) {
+            self.say(format_args!(
+                "spawn {n} refused: room for {} more (this world holds {cap}; \
+                 the world scale makes room)",
+                cap - len.min(cap)
+            ));
+        } else {
+            self.spawn(n, None);
+            // A refused allocation said its own message.
+            if self.sim.get().len() == len + n {
+                self.say(format_args!("spawned {n}: {} particles", len + n));
+            }
+        }
+    }
+
+    /// Sets the panel's spawn count, or says why not: it must fit in this world.
+    pub fn set_spawn_count(&mut self, n: usize) {
+        let cap = self.sim.get().config().max_particles;
+        if n == 0 || n > cap {
+            self.say(format_args!(
+                "spawn count {n} refused: 1 to {cap}, the particles this world holds"
+            ));
+        } else {
+            self.spawn_count = n;
+        }
+    }
+
+    /// Makes held spawn inputs stop at `n` particles (0: at the world's cap), or says why not.
+    pub fn set_stop_at(&mut self, n: usize) {
+        let cap = self.sim.get().config().max_particles;
+        if n > cap {
+            self.say(format_args!(
+                "stop at {n} refused: this world holds {cap} (0 stops at the cap)"
+            ));
+        } else {
+            self.stop_at = n;
+            match n {
+                0 => self.say(format_args!("held spawn keys stop at the cap ({cap})")),
+                _ => self.say(format_args!("held spawn keys stop at {n} particles")),
+            }
+        }
+    }
+
     /// Pauses or resumes the simulation.
     pub fn set_paused(&mut self, paused: bool) {
         self.paused = paused;
@@ -638,23 +692,34 @@ impl App {
     }
 
     /// Spawns what the held spawn inputs owe for `steps` simulated steps: their rates times
-    /// the steps' simulated time. Forgets what was held: the next frame's input holds again.
+    /// the steps' simulated time, up to the panel's stop count. Forgets what
+    /// was held: the next frame's input holds again.
     fn spawn_held(&mut self, steps: u32) {
         let seconds = steps as f32 * self.fixed.step_seconds();
         let held = std::mem::take(&mut self.held);
         let rate = |a: Action| a.spawn_rate().unwrap_or(0) as f32;
         if held.trickle {
             let n = take_whole(&mut self.debt.trickle, rate(Action::SpawnTrickle) * seconds);
-            self.spawn(n, None);
+            self.spawn_held_part(n, None);
         }
         if held.flood {
             let n = take_whole(&mut self.debt.flood, rate(Action::SpawnFlood) * seconds);
-            self.spawn(n, None);
+            self.spawn_held_part(n, None);
         }
         if let Some(at) = held.cursor {
             let n = take_whole(&mut self.debt.cursor, self.cursor_rate * seconds);
-            self.spawn(n, Some(at));
+            self.spawn_held_part(n, Some(at));
         }
+    }
+
+    /// Spawns `n` of a held input's particles, or as many as reach the panel's stop
+    /// count.
+    fn spawn_held_part(&mut self, n: usize, at: Option<(f32, f32)>) {
+        let n = match self.stop_at {
+            0 => n,
+            stop => n.min(stop.saturating_sub(self.sim.get().len())),
+        };
+        self.spawn(n, at);
     }
 
     /// A right-click at world `(x, y)`: see [`Probe::click`]. Prints the report.
@@ -727,6 +792,8 @@ impl App {
         let tree = self.sim.get().config().tree;
         match c.field {
             Field::Stream => Value::Number(self.cursor_rate()),
+            Field::SpawnCount => Value::Number(self.spawn_count as f32),
+            Field::StopAt => Value::Number(self.stop_at as f32),
             Field::Capacity => Value::Number(tree.leaf_capacity as f32),
             Field::Depth => Value::Number(f32::from(tree.max_depth)),
             Field::Placement => Value::Choice(usize::from(tree.placement == Placement::Loose)),
@@ -788,7 +855,10 @@ impl App {
                 self.set_query(all[i.min(all.len() - 1)]);
             }
             (Field::Nearest, Value::Number(v)) => self.set_nearest_k(v as usize),
-            (Field::Spawn, Value::Pressed(true)) => self.spawn_at_random(SPAWN_BATCH),
+            // The panel's numbers are whole and within `MAX_COUNT` (see `Control::parse`).
+            (Field::SpawnCount, Value::Number(v)) => self.set_spawn_count(v as usize),
+            (Field::StopAt, Value::Number(v)) => self.set_stop_at(v as usize),
+            (Field::Spawn, Value::Pressed(true)) => self.spawn_count_now(),
             (Field::Step, Value::Pressed(true)) => self.step_once(),
             (Field::Clear, Value::Pressed(true)) => self.clear(),
             (Field::Ramp, Value::Pressed(true)) => self.toggle_ramp(),
@@ -843,7 +913,7 @@ pub mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::super::controls::BINDINGS;
-    use super::super::panel_controls::{parse_setting, CONTROLS};
+    use super::super::panel_controls::{by_name, parse_setting, CONTROLS};
     use super::super::probe::REPORT_SECONDS;
     use super::tests_support::{advance, fake_clock, test_app as app};
     use super::*;
@@ -1154,6 +1224,64 @@ mod tests {
         app.set_paused(false);
         app.begin_frame(f64::from(STEP_SECONDS), true);
         assert_eq!(app.sim().len(), 300);
+    }
+
+    /// The panel's typed counts: the spawn button adds exactly the count, held keys stop
+    /// exactly at the stop count (whatever their rate and the steps a frame), and counts the
+    /// world cannot hold are refused with the reason, changing nothing.
+    #[test]
+    fn the_panel_spawns_a_typed_count_and_held_keys_stop_at_one() {
+        let mut app = app();
+        let set = |app: &mut App, text: &str| {
+            let (c, v) = parse_setting(text).unwrap();
+            app.apply(c, v);
+        };
+        set(&mut app, "count=1234");
+        set(&mut app, "spawn");
+        assert_eq!(app.sim().len(), 1234);
+        assert_eq!(app.message(), Some("spawned 1234: 1234 particles"));
+        set(&mut app, "stop=3001");
+        for _ in 0..40 {
+            press(&mut app, Action::SpawnFlood);
+            press(&mut app, Action::SpawnTrickle);
+            app.update();
+        }
+        assert_eq!(
+            app.sim().len(),
+            3001,
+            "6,300 a second for 40 steps, stopped"
+        );
+        // A real-time frame of four steps stops there too.
+        set(&mut app, "stop=3300");
+        press(&mut app, Action::SpawnFlood);
+        assert_eq!(app.begin_frame(4.0 * f64::from(STEP_SECONDS), false), 4);
+        assert_eq!(app.sim().len(), 3300);
+        // Above the world's cap: refused, the last count kept.
+        let cap = app.sim().config().max_particles;
+        set(&mut app, &format!("count={}", cap + 1));
+        assert!(
+            app.message().unwrap().starts_with("spawn count"),
+            "{:?}",
+            app.message()
+        );
+        assert_eq!(app.read(by_name("count").unwrap()), Value::Number(1234.0));
+        set(&mut app, &format!("stop={}", cap + 1));
+        assert!(app.message().unwrap().contains("refused"));
+        assert_eq!(app.read(by_name("stop").unwrap()), Value::Number(3300.0));
+        // A count that fits the world but not its room: nothing spawned, the room said.
+        set(&mut app, &format!("count={cap}"));
+        set(&mut app, "spawn");
+        assert_eq!(app.sim().len(), 3300);
+        let said = app.message().unwrap();
+        assert!(
+            said.contains(&format!("room for {} more", cap - 3300)),
+            "{said}"
+        );
+        // Stop at 0: held keys go on to the cap.
+        set(&mut app, "stop=0");
+        press(&mut app, Action::SpawnFlood);
+        app.update();
+        assert_eq!(app.sim().len(), 3400);
     }
 
     /// Holding a spawn key at the cap says "the world is full" once, and keeps it on screen

@@ -46,7 +46,9 @@ fn field_changes_the_simulation(field: Field) -> bool {
     matches!(
         field,
         F::Stream
+            | F::SpawnCount
             | F::Spawn
+            | F::StopAt
             | F::Threads
             | F::Capacity
             | F::Depth

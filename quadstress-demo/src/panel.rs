@@ -20,7 +20,7 @@ use super::settings::{is_small_window, ui_scale};
 /// The panel's width in pixels.
 pub const WIDTH: f32 = 300.0;
 /// Its height.
-pub const HEIGHT: f32 = 404.0;
+pub const HEIGHT: f32 = 448.0;
 /// Gap between the panel and the window's right edge.
 const MARGIN: f32 = 4.0;
 /// Top edge: below the blue quad's report, so the two never overlap.

@@ -24,8 +24,12 @@ const fn whole(min: f32, max: f32, step: Step) -> Kind {
 pub enum Field {
     /// Particles per second from the cursor.
     Stream,
-    /// Spawn a batch of particles at random.
+    /// How many particles the spawn button adds.
+    SpawnCount,
+    /// Spawn [`SpawnCount`](Field::SpawnCount) particles at random.
     Spawn,
+    /// The count at which held spawn inputs stop (0: at the cap).
+    StopAt,
     /// The world's size, and with it the particle cap.
     WorldScale,
     /// Worker threads of the simulation.
@@ -114,8 +118,10 @@ pub struct Control {
     pub kind: Kind,
 }
 
-/// The batch the spawn button adds.
+/// The batch the spawn button adds until another count is typed.
 pub const SPAWN_BATCH: usize = 5_000;
+/// The largest count the panel takes: the cap of the largest world (scale 4).
+pub const MAX_COUNT: f32 = 1_504_051.0;
 
 const fn control(
     field: Field,
@@ -137,7 +143,9 @@ const fn control(
 #[rustfmt::skip]
 pub const CONTROLS: &[Control] = &[
     control(Field::Stream,     "stream",     "stream /s",     &[A::SpawnRateDown, A::SpawnRateUp], whole(10.0, 50_000.0, Step::Times(1.5))),
-    control(Field::Spawn,      "spawn",      "spawn 5,000",   &[],                                 Kind::Button),
+    control(Field::SpawnCount, "count",      "spawn count",   &[],                                 whole(1.0, MAX_COUNT, Step::Times(2.0))),
+    control(Field::Spawn,      "spawn",      "spawn the count", &[],                               Kind::Button),
+    control(Field::StopAt,     "stop",       "held: stop at", &[A::SpawnTrickle, A::SpawnFlood],  whole(0.0, MAX_COUNT, Step::Add(1000.0))),
     control(Field::WorldScale, "world",      "world scale",   &[],                                 Kind::Number { min: MIN_WORLD_SCALE, max: MAX_WORLD_SCALE, whole: false, step: Step::Add(0.25) }),
     control(Field::Threads,    "threads",    "threads",       &[],                                 whole(1.0, MAX_THREADS as f32, Step::Add(1.0))),
     control(Field::Capacity,   "capacity",   "leaf capacity", &[A::CapacityDown, A::CapacityUp],   whole(1.0, MAX_LEAF_CAPACITY as f32, Step::Times(2.0))),
@@ -306,6 +314,51 @@ mod tests {
         ] {
             assert!(parse_setting(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The typed counts refuse what is not a count, each with the range it takes.
+    #[test]
+    fn typed_counts_refuse_bad_input_with_the_range() {
+        assert!(matches!(
+            parse_setting("count=1234"),
+            Ok((c, Value::Number(1234.0))) if c.field == Field::SpawnCount
+        ));
+        assert!(matches!(
+            parse_setting("stop=0"),
+            Ok((_, Value::Number(0.0)))
+        ));
+        for bad in [
+            "count=",
+            "count",
+            "count=-5",
+            "count=0",
+            "count=abc",
+            "count=12x",
+            "count=1e30",
+            "count=inf",
+            "count=NaN",
+            "count=2.5",
+            "count=1504052",
+            "stop=-1",
+            "stop=",
+            "stop=99999999999",
+        ] {
+            let e = parse_setting(bad).unwrap_err();
+            assert!(
+                e.contains("needs a value") || e.contains("takes a whole number from"),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    /// The largest count is the cap of the largest world.
+    #[test]
+    fn the_largest_count_is_the_largest_worlds_cap() {
+        use crate::settings::{particle_cap_of, scaled_world};
+        assert_eq!(
+            MAX_COUNT as usize,
+            particle_cap_of(scaled_world(MAX_WORLD_SCALE))
+        );
     }
 
     #[test]

@@ -587,6 +587,67 @@ fn headless_presses_and_panel_settings_act_as_in_the_window() {
     assert!(stderr.contains("backwards"), "{stderr}");
 }
 
+/// The panel's typed counts, scripted headless: `count` and `spawn` add exactly the count,
+/// `stop` ends a held key exactly at its count; a bad count is refused before any work, and
+/// one above the world's room changes nothing and says why.
+#[test]
+fn headless_typed_counts_spawn_exactly_and_stop_held_keys() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--headless", "--world-scale", "1", "--particles", "0"];
+        args.extend_from_slice(&["--gravity", "on", "--frames", "90"]);
+        args.extend_from_slice(extra);
+        stdout_of(&args)
+    };
+    let spawned = run(&["--panel", "count=777@1", "--panel", "spawn@2"]);
+    assert_eq!(
+        value_of(&spawned, "particles_end"),
+        Some(777.0),
+        "{spawned}"
+    );
+    // `2` (6,000 a second) and `1` held for 80 steps would spawn 8,400.
+    let held = ["--press", "2@1-80", "--press", "1@1-80"];
+    let stopped = run(&[&["--panel", "stop=1234@1"][..], &held].concat());
+    assert_eq!(
+        value_of(&stopped, "particles_end"),
+        Some(1234.0),
+        "{stopped}"
+    );
+    assert!(
+        stopped.contains("held spawn keys stop at 1234 particles"),
+        "{stopped}"
+    );
+    let free = run(&held);
+    assert_eq!(value_of(&free, "particles_end"), Some(8400.0), "{free}");
+    // More than the world's room: nothing spawned, the room said.
+    let room = run(&[
+        "--panel",
+        "count=94003@1",
+        "--press",
+        "1@1-20",
+        "--panel",
+        "spawn@30",
+    ]);
+    assert_eq!(value_of(&room, "particles_end"), Some(100.0), "{room}");
+    assert!(
+        room.contains("spawn 94003 refused: room for 93903 more"),
+        "{room}"
+    );
+    for bad in [
+        "count=@1",
+        "count=-5@1",
+        "count=abc@1",
+        "count=1e30@1",
+        "count=1504052@1",
+        "stop=-1@2",
+    ] {
+        let stderr = refused(&["--headless", "--panel", bad]);
+        assert!(
+            stderr.contains("takes a whole number from"),
+            "{bad}: {stderr}"
+        );
+    }
+}
+
 /// Runs the demo with `DISPLAY` set to `display` (and no Wayland display).
 fn quadstress_on(display: &str, args: &[&str]) -> Output {
     Command::new(BIN)
