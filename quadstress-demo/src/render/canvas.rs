@@ -16,14 +16,14 @@ use macroquad::material::{
 use macroquad::miniquad::ShaderSource;
 use macroquad::texture::{draw_texture, FilterMode, Texture2D};
 
-use super::gl::as_bytes;
+use crate::render::gl::as_bytes;
 #[cfg(not(target_arch = "wasm32"))]
-use super::gl::Blit;
-use super::overlay::Layer;
-use super::scene::{
+use crate::render::gl::Blit;
+use crate::render::overlay::Layer;
+use crate::render::scene::{
     outline_edges, span, square_fills, square_span, tint_span, Painter, Scene, Square,
 };
-use super::settings::Renderer;
+use crate::settings::Renderer;
 
 /// The canvas is opaque: drawn without blending, a software OpenGL writes each pixel once
 /// instead of reading it back to mix.
@@ -54,7 +54,7 @@ pub enum Layout {
     Rgba,
     /// BGRA: the window's own channel order, so that `glBlitFramebuffer` shows the canvas as
     /// a plain copy of rows (Mesa's llvmpipe copies memory there instead of running a shader
-    /// over every pixel of the window; see [`super::gl::Blit`]).
+    /// over every pixel of the window; see [`crate::render::gl::Blit`]).
     Bgra,
 }
 
@@ -488,7 +488,7 @@ impl Canvas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::palette::{FLOOR_RGBA, HIGHLIGHT, OUTLINE_COLORS};
+    use crate::render::palette::{FLOOR_RGBA, HIGHLIGHT, OUTLINE_COLORS};
 
     /// A scene with some of everything, crossing band edges and the window's edges.
     fn scene() -> Scene {

@@ -6,7 +6,7 @@
 
 use quadstress_sim::{PhaseTimes, Simulation};
 
-use super::platform::{now_seconds, Clock};
+use crate::input::platform::{now_seconds, Clock};
 
 /// Where the simulation is: at home in the app, or away on the step thread while a frame's
 /// steps run beside the drawing. Nothing can read it while it is away: [`get`](Self::get)

@@ -7,8 +7,8 @@ use clap::ValueEnum;
 use quadstress::{ItemId, Rect};
 use quadstress_sim::Simulation;
 
-use super::platform::Clock;
-use super::settings::MAX_NEAREST;
+use crate::input::platform::Clock;
+use crate::settings::MAX_NEAREST;
 
 /// How long the report stays on screen after the last click or move, in seconds.
 pub const REPORT_SECONDS: f64 = 4.0;

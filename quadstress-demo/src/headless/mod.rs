@@ -2,15 +2,18 @@
 //! `name: value unit` lines. It runs in a web page too (`?headless&particles=...`), with the
 //! same output in the browser's console, so native and browser timings compare directly.
 
+pub mod headless_ramp;
+pub mod headless_script;
+
 use std::io::Write;
 
 use quadstress::{Config, ItemId, Quadtree, Rect};
 use quadstress_sim::{HeightProfile, Percentiles, Phase, Simulation, MAX_PARTICLES};
 
-use super::cli::Args;
-use super::platform::now_seconds;
-use super::settings::placement_name;
-use super::startup::{headless_config, DEFAULT_COVERAGE};
+use crate::input::platform::now_seconds;
+use crate::settings::cli::Args;
+use crate::settings::placement_name;
+use crate::settings::startup::{headless_config, DEFAULT_COVERAGE};
 
 /// Runs the headless mode; returns an error message for bad flags. Output into a closed pipe
 /// (`quadstress --headless | head`) ends the run quietly.
@@ -128,11 +131,12 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     }
     if args.ramp {
         let memory = available_memory();
-        return super::headless_ramp::run(args, out, memory, BYTES_PER_PARTICLE)?
+        return crate::headless::headless_ramp::run(args, out, memory, BYTES_PER_PARTICLE)?
             .map_err(Stop::Refused);
     }
     // Refused before any work, as the flags are.
-    let mut script = super::headless_script::HeadlessScript::new(args).map_err(Stop::Refused)?;
+    let mut script =
+        crate::headless::headless_script::HeadlessScript::new(args).map_err(Stop::Refused)?;
     if args.particles > MAX_PARTICLES {
         return Err(Stop::Refused(format!(
             "--particles must be at most {MAX_PARTICLES}, got {}",

@@ -2,6 +2,11 @@
 //! and constants that the flags, the controls table, the state and the drawing all share, so
 //! that each of them imports them from here (see the layers in `main.rs`).
 
+pub mod cli;
+pub mod files;
+pub mod panel_controls;
+pub mod startup;
+
 use clap::ValueEnum;
 use quadstress::{Placement, Rect};
 
@@ -241,7 +246,7 @@ mod tests {
     #[test]
     fn the_readme_quotes_the_caps_the_code_computes() {
         // The README's prose is wrapped: compared with its lines joined.
-        let readme = include_str!("../../README.md").replace('\n', " ");
+        let readme = include_str!("../../../README.md").replace('\n', " ");
         let cap = with_commas(particle_cap());
         let percent = format!("{:.0}% of its area", MAX_COVERAGE * 100.0);
         let scaled = with_commas(particle_cap_of(scaled_world(1.2)));

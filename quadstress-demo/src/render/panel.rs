@@ -12,10 +12,10 @@ use macroquad::input::{is_key_pressed, is_mouse_button_down, KeyCode, MouseButto
 use macroquad::math::{vec2, RectOffset, Vec2};
 use macroquad::ui::{root_ui, widgets, Skin, Ui};
 
-use super::app::App;
-use super::controls::{Action, Binding};
-use super::panel_controls::{Control, Field, Kind, Value, CONTROLS};
-use super::settings::{is_small_window, ui_scale};
+use crate::input::controls::{Action, Binding};
+use crate::settings::panel_controls::{Control, Field, Kind, Value, CONTROLS};
+use crate::settings::{is_small_window, ui_scale};
+use crate::state::app::App;
 
 /// The panel's width in pixels.
 pub const WIDTH: f32 = 300.0;
@@ -285,7 +285,7 @@ mod tests {
 
     #[test]
     fn over_the_panel_only_esc_reaches_the_controls_table() {
-        use crate::controls::BINDINGS;
+        use crate::input::controls::BINDINGS;
         for b in BINDINGS {
             assert!(!takes(b, false), "{:?}", b.action);
             assert_eq!(takes(b, true), b.action != Action::Close, "{:?}", b.action);

@@ -3,8 +3,8 @@
 
 use quadstress_sim::SimConfig;
 
-use super::cli::{Args, Switch};
-use super::settings::{particle_cap_of, scaled_world, MAX_COVERAGE, PARTICLE_SIZE};
+use crate::settings::cli::{Args, Switch};
+use crate::settings::{particle_cap_of, scaled_world, MAX_COVERAGE, PARTICLE_SIZE};
 
 /// Refuses flags that contradict each other, whatever the mode, and window-only flags in a
 /// headless run.

@@ -5,12 +5,12 @@
 
 use quadstress_sim::Percentiles;
 
-use super::app::App;
-use super::cli::Args;
-use super::controls::{self, Pointer};
-use super::panel_controls::{Control, Value};
-use super::settings::placement_name;
-use super::view::View;
+use crate::input::controls::{self, Pointer};
+use crate::settings::cli::Args;
+use crate::settings::panel_controls::{Control, Value};
+use crate::settings::placement_name;
+use crate::state::app::App;
+use crate::state::view::View;
 
 /// One frame's times, in seconds.
 #[derive(Clone, Copy, Debug, Default)]

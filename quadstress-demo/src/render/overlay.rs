@@ -134,7 +134,7 @@ impl Layer {
             self.boxes.push(([x0, y0, w, h], self.texels.len()));
             self.texels.resize(self.texels.len() + w * h * 4, 0);
         }
-        super::gl::read_boxes(target, height, &mut self.fbo, &self.boxes, &mut self.texels);
+        crate::render::gl::read_boxes(target, height, &mut self.fbo, &self.boxes, &mut self.texels);
     }
 }
 

@@ -6,8 +6,8 @@
 use quadstress::{MAX_DEPTH, MAX_LEAF_CAPACITY};
 use quadstress_sim::MAX_THREADS;
 
-use super::controls::{label_of, Action, Action as A};
-use super::settings::{MAX_NEAREST, MAX_WORLD_SCALE, MIN_WORLD_SCALE};
+use crate::input::controls::{label_of, Action, Action as A};
+use crate::settings::{MAX_NEAREST, MAX_WORLD_SCALE, MIN_WORLD_SCALE};
 
 /// A whole number from `min` to `max`, stepped by `step`.
 const fn whole(min: f32, max: f32, step: Step) -> Kind {

@@ -6,9 +6,9 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use quadstress::{Config, Placement};
 use quadstress_sim::Broadphase;
 
-use super::controls;
-use super::panel_controls::{self, Control, Value};
-use super::settings::{ColorMode, Renderer, MAX_WORLD_SCALE, MAX_ZOOM, MIN_WORLD_SCALE};
+use crate::input::controls;
+use crate::settings::panel_controls::{self, Control, Value};
+use crate::settings::{ColorMode, Renderer, MAX_WORLD_SCALE, MAX_ZOOM, MIN_WORLD_SCALE};
 
 /// The quadstress demo: particles in a quadtree, live.
 ///
@@ -200,7 +200,7 @@ pub fn script_args() -> Option<Args> {
     }
     #[cfg(target_arch = "wasm32")]
     {
-        let words = super::platform::page_args();
+        let words = crate::input::platform::page_args();
         let argv = std::iter::once("quadstress").chain(words.iter().map(String::as_str));
         match parse_from(argv) {
             Ok(args) if args.screenshot.is_some() => {

@@ -4,18 +4,21 @@ use macroquad::ui::root_ui;
 use macroquad::window::{next_frame, screen_height, screen_width, Conf};
 use quadstress_sim::SimError;
 
-use crate::app::App;
-use crate::canvas::{Canvas, Layout};
-use crate::cli::{Args, Switch};
-use crate::controls::{Pointer, BINDINGS};
-use crate::instanced::Instanced;
-use crate::ramp::Sample;
-use crate::scene::Painter;
-use crate::script::{FrameTimes, Script};
+use crate::input::controls::{Pointer, BINDINGS};
+use crate::input::{controls, platform};
+use crate::render::canvas::{Canvas, Layout};
+use crate::render::instanced::Instanced;
+use crate::render::scene::Painter;
+use crate::render::{draw, gl, panel};
+use crate::settings::cli::{Args, Switch};
+use crate::settings::{files, startup};
 use crate::settings::{is_small_window, ui_scale, Renderer};
-use crate::stepper::Stepper;
-use crate::view::{Camera, View};
-use crate::{controls, draw, files, gl, panel, platform, ramp_window, startup};
+use crate::state::app::App;
+use crate::state::ramp::Sample;
+use crate::state::ramp_window;
+use crate::state::script::{FrameTimes, Script};
+use crate::state::stepper::Stepper;
+use crate::state::view::{Camera, View};
 
 /// The window's size at start where the screen has room for it.
 const START_SIZE: (u32, u32) = (1280, 900);
@@ -391,7 +394,7 @@ async fn run(mut app: App, args: Args) {
             let saved: Option<Result<(), String>> = None;
             // The last frame's steps run before the report (after its picture), so that it
             // tells the state after every scripted frame's steps, as a headless run does.
-            let stepped = crate::stepper::run_steps(
+            let stepped = crate::state::stepper::run_steps(
                 app.sim_mut(),
                 steps,
                 step_seconds,

@@ -10,15 +10,15 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use quadstress::{Placement, Rect, MAX_DEPTH};
 use quadstress_sim::{Particle, Simulation};
 
-use super::app::App;
-use super::overlay::Layer;
-use super::palette::{
+use crate::render::overlay::Layer;
+use crate::render::palette::{
     speed_color, BACKGROUND_RGBA, DEPTH_COLORS, FLASH, FLOOR_RGBA, FREE, HIGHLIGHT, OUTLINE_COLORS,
     QUAD_EDGE_RGBA, QUAD_FILL, TOUCHING, VISITED_EDGE, VISITED_TINT,
 };
-use super::probe::Outline;
-use super::settings::{ColorMode, Outlines, Renderer};
-use super::view::View;
+use crate::settings::{ColorMode, Outlines, Renderer};
+use crate::state::app::App;
+use crate::state::probe::Outline;
+use crate::state::view::View;
 
 /// A particle or highlight: its top-left pixel and colour; every one is `side` pixels square.
 pub type Square = (i32, i32, [u8; 4]);
@@ -571,8 +571,8 @@ impl LeafChanges {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::tests_support::test_app;
-    use crate::view::Camera;
+    use crate::state::app::tests_support::test_app;
+    use crate::state::view::Camera;
 
     #[test]
     fn floor_i64_is_floor_then_a_saturating_cast() {

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use super::app::App;
-use super::plot::write_outputs;
-use super::ramp::{Ramp, Sample, Stop};
-use super::settings::{MAX_COVERAGE, MAX_WORLD_SCALE};
+use crate::settings::{MAX_COVERAGE, MAX_WORLD_SCALE};
+use crate::state::app::App;
+use crate::state::plot::write_outputs;
+use crate::state::ramp::{Ramp, Sample, Stop};
 
 /// Runs the ramp's part of a frame, if a ramp runs: records `sample` (the last frame's
 /// times), then adds particles, widening the world by [`std::f32::consts::SQRT_2`] (twice the
@@ -82,7 +82,7 @@ pub fn report(app: &App, csv: Option<&Path>, plot: Option<&Path>) {
     let title = format!(
         "{} particles at {} ms frames\nwindow, gravity {}, filled to {:.0}% then widened, \
          world x{:.2} at the end, {}, {} threads",
-        super::ramp::thousands(ramp.max_particles()),
+        crate::state::ramp::thousands(ramp.max_particles()),
         ramp.budget_ms(),
         if app.sim().config().gravity_on {
             "on"

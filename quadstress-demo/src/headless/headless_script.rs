@@ -8,14 +8,14 @@
 
 use quadstress_sim::{FixedStep, Simulation, DEFAULT_MAX_STEPS_PER_FRAME};
 
-use super::app::App;
-use super::cli::Args;
-use super::controls::{by_label, Action, Pointer};
-use super::panel_controls::Field;
-use super::platform::now_seconds;
-use super::script::Script;
-use super::stepper::SimSlot;
-use super::view::{Camera, View};
+use crate::input::controls::{by_label, Action, Pointer};
+use crate::input::platform::now_seconds;
+use crate::settings::cli::Args;
+use crate::settings::panel_controls::Field;
+use crate::state::app::App;
+use crate::state::script::Script;
+use crate::state::stepper::SimSlot;
+use crate::state::view::{Camera, View};
 
 /// Whether a headless run does what `action` does: it changes the simulation.
 fn changes_the_simulation(action: Action) -> bool {

@@ -12,17 +12,17 @@ use macroquad::window::{clear_background, screen_height, screen_width};
 use quadstress::TreeStats;
 use quadstress_sim::{Broadphase, Particle};
 
-use super::app::App;
-use super::overlay::{Overlay, PanelCache};
-use super::palette::{
+use crate::render::overlay::{Overlay, PanelCache};
+use crate::render::palette::{
     speed_color, BACKGROUND, DEPTH_COLORS, FAST, FAST_SPEED, FREE, QUAD_EDGE, SLOW, TOUCHING,
 };
-use super::panel;
-use super::probe::Shape;
-use super::ramp_view;
-use super::scene::{ColorInputs, LeafChanges, Painter, Scene};
-use super::settings::{is_small_window, placement_name, ui_scale, ColorMode, GRAPH_FRAMES};
-use super::view::View;
+use crate::render::panel;
+use crate::render::ramp_view;
+use crate::render::scene::{ColorInputs, LeafChanges, Painter, Scene};
+use crate::settings::{is_small_window, placement_name, ui_scale, ColorMode, GRAPH_FRAMES};
+use crate::state::app::App;
+use crate::state::probe::Shape;
+use crate::state::view::View;
 
 const TEXT: Color = Color::new(0.92, 0.92, 0.92, 1.0);
 const PANEL: Color = Color::new(0.0, 0.0, 0.0, 0.8);
@@ -64,12 +64,12 @@ impl Scratch {
         }
         Scratch {
             painter,
-            bands: super::platform::threads(),
+            bands: crate::input::platform::threads(),
             scene: Scene::default(),
             particles: Vec::new(),
             text: String::with_capacity(1024),
             colors: ColorInputs::default(),
-            help: super::controls::help_lines().collect(),
+            help: crate::input::controls::help_lines().collect(),
             overlay,
             panel,
             probe_box: (0.0, 0.0, 0.0, 0.0),

@@ -417,7 +417,7 @@ pub fn check_outputs(csv: Option<&Path>, plot: Option<&Path>, ramp: bool) -> Res
         if cfg!(target_arch = "wasm32") {
             return Err("a page cannot write files: --csv and --plot are for the desktop".into());
         }
-        super::files::check_writable(path)?;
+        crate::settings::files::check_writable(path)?;
     }
     Ok(())
 }

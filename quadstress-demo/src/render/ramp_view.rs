@@ -7,8 +7,8 @@ use macroquad::color::Color;
 use macroquad::shapes::{draw_circle, draw_line, draw_rectangle, draw_rectangle_lines};
 use macroquad::text::{draw_text, measure_text};
 
-use super::app::App;
-use super::ramp::{bounds, count_label, ms_label, thousands, Ramp, Series, Stop};
+use crate::state::app::App;
+use crate::state::ramp::{bounds, count_label, ms_label, thousands, Ramp, Series, Stop};
 
 const BACK: Color = Color::new(0.07, 0.07, 0.09, 0.94);
 const EDGE: Color = Color::new(0.45, 0.45, 0.5, 1.0);

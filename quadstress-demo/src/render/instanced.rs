@@ -2,7 +2,7 @@
 //! instance (a pixel rectangle as four `u16` and a colour), so a frame's upload follows the
 //! particles, not the window's pixels. Needs GLSL 3.30 and instancing (desktop OpenGL 3.3 or
 //! newer); WebGL1 and OpenGL 2 take the canvas. Each instance covers exactly the pixels the
-//! canvas fills for the same thing (the spans come from [`super::scene`]).
+//! canvas fills for the same thing (the spans come from [`crate::render::scene`]).
 
 use macroquad::miniquad::{
     Bindings, BlendFactor, BlendState, BlendValue, BufferId, BufferLayout, BufferSource,
@@ -11,11 +11,11 @@ use macroquad::miniquad::{
     VertexAttribute, VertexFormat, VertexStep,
 };
 
-use super::overlay::Layer;
-use super::scene::{
+use crate::render::overlay::Layer;
+use crate::render::scene::{
     outline_edges, span, square_fills, square_span, tint_span, Painter, Scene, Square,
 };
-use super::settings::Renderer;
+use crate::settings::Renderer;
 
 const VERTEX: &str = "#version 330
 in vec2 corner;
@@ -212,7 +212,7 @@ impl Painter for Instanced {
     }
 
     fn paint(&mut self, scene: &Scene, _: [&Layer; 2], width: u16, height: u16, _: usize) {
-        super::gl::with_backend(|ctx| {
+        crate::render::gl::with_backend(|ctx| {
             self.draw(ctx, scene, usize::from(width), usize::from(height));
         });
     }

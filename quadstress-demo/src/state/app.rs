@@ -10,19 +10,19 @@ use quadstress_sim::{
     DEFAULT_MAX_STEPS_PER_FRAME, STEP_SECONDS,
 };
 
-use super::cli::DEFAULT_BUDGET_MS;
-use super::controls::{Action, Binding, Pointer};
-use super::panel_controls::{Control, Field, Value, SPAWN_BATCH};
-use super::platform::Clock;
-use super::probe::{Probe, Shape};
-use super::profile::Profile;
-use super::ramp::{regrow, RampRun};
-use super::settings::{
+use crate::input::controls::{Action, Binding, Pointer};
+use crate::input::platform::Clock;
+use crate::settings::cli::DEFAULT_BUDGET_MS;
+use crate::settings::panel_controls::{Control, Field, Value, SPAWN_BATCH};
+use crate::settings::{
     particle_cap, particle_cap_of, placement_name, scaled_world, ColorMode, Display, Outlines,
     GRAPH_FRAMES, MAX_COVERAGE, MAX_WORLD_SCALE, MIN_WORLD_SCALE, PARTICLE_SIZE, WORLD,
 };
-use super::stepper::{SimSlot, Stepped};
-use super::view::{Camera, View};
+use crate::state::probe::{Probe, Shape};
+use crate::state::profile::Profile;
+use crate::state::ramp::{regrow, RampRun};
+use crate::state::stepper::{SimSlot, Stepped};
+use crate::state::view::{Camera, View};
 
 /// Most particles the brute-force broad phase accepts: above this, one of its steps takes
 /// more than about 100 ms on the machine this was measured on (2 shared cores), and the
@@ -779,7 +779,7 @@ impl App {
     pub fn update(&mut self) {
         let steps = self.begin_frame(f64::from(STEP_SECONDS), true);
         let stepped =
-            super::stepper::run_steps(self.sim.get_mut(), steps, STEP_SECONDS, self.clock);
+            crate::state::stepper::run_steps(self.sim.get_mut(), steps, STEP_SECONDS, self.clock);
         self.stepped(stepped);
     }
 }
@@ -912,11 +912,11 @@ pub mod tests_support {
 
 #[cfg(test)]
 mod tests {
-    use super::super::controls::BINDINGS;
-    use super::super::panel_controls::{by_name, parse_setting, CONTROLS};
-    use super::super::probe::REPORT_SECONDS;
     use super::tests_support::{advance, fake_clock, test_app as app};
     use super::*;
+    use crate::input::controls::BINDINGS;
+    use crate::settings::panel_controls::{by_name, parse_setting, CONTROLS};
+    use crate::state::probe::REPORT_SECONDS;
 
     fn view() -> View {
         View::new(WORLD, 1024.0, 768.0, Camera::default())
@@ -1204,7 +1204,7 @@ mod tests {
                 app.act(flood, frame_seconds, &view(), Pointer::default());
                 let steps = app.begin_frame(f64::from(frame_seconds), true);
                 assert_eq!(steps, 1);
-                super::super::stepper::run_steps(app.sim_mut(), steps, STEP_SECONDS, fake_clock);
+                crate::state::stepper::run_steps(app.sim_mut(), steps, STEP_SECONDS, fake_clock);
             }
             (app.sim().len(), app.sim().state_hash())
         };

@@ -4,7 +4,7 @@
 
 use quadstress::Rect;
 
-use super::settings::MAX_ZOOM as MAX_SCALE;
+use crate::settings::MAX_ZOOM as MAX_SCALE;
 
 /// Where the camera looks: the whole world, or a zoom and a centre.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use super::files::write_via_temporary;
-use super::ramp::Ramp;
+use crate::settings::files::write_via_temporary;
+use crate::state::ramp::Ramp;
 
 /// Writes the ramp's `--csv` and `--plot` files; returns a line to print for each.
 pub fn write_outputs(
@@ -43,14 +43,14 @@ mod chart {
     use plotters::coord::Shift;
     use plotters::prelude::*;
 
-    use super::super::cli::PlotFormat;
-    use super::super::ramp::{
+    use crate::settings::cli::PlotFormat;
+    use crate::state::ramp::{
         bounds, count_label, labelled_tick, ms_label, thousands, Ramp, Series,
     };
 
     /// The text's font, shipped in `assets/fonts/` (MIT): plotters draws no text without one,
     /// and a font of our own needs no system font library.
-    static FONT: &[u8] = include_bytes!("../../assets/fonts/ProggyClean.ttf");
+    static FONT: &[u8] = include_bytes!("../../../assets/fonts/ProggyClean.ttf");
     /// The font family the chart's text asks for.
     const FAMILY: &str = "sans-serif";
     /// ProggyClean is drawn pixel-exact at multiples of 13 pixels.

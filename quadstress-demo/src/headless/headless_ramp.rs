@@ -1,4 +1,4 @@
-//! `--headless --ramp`: the simulation's step alone against a budget (see [`super::ramp`]).
+//! `--headless --ramp`: the simulation's step alone against a budget (see [`crate::state::ramp`]).
 //!
 //! The ramp starts from [`START_PARTICLES`] in a square world the particles cover to
 //! `--coverage` (or in the window's world at `--world-scale`); when the count would pass that
@@ -11,11 +11,11 @@ use std::io::Write;
 use quadstress::Rect;
 use quadstress_sim::{Simulation, MAX_PARTICLES};
 
-use super::app::BruteForceEstimate;
-use super::cli::Args;
-use super::platform::now_seconds;
-use super::ramp::{regrow, thousands, wider, Measure, Ramp, Sample, Stop, START_PARTICLES};
-use super::startup::{headless_config, DEFAULT_COVERAGE};
+use crate::input::platform::now_seconds;
+use crate::settings::cli::Args;
+use crate::settings::startup::{headless_config, DEFAULT_COVERAGE};
+use crate::state::app::BruteForceEstimate;
+use crate::state::ramp::{regrow, thousands, wider, Measure, Ramp, Sample, Stop, START_PARTICLES};
 
 /// Most particles `world` holds at `coverage` of its area.
 fn cap_of(world: Rect, coverage: f32, particle_size: f32) -> usize {
@@ -136,7 +136,12 @@ pub fn run(
         },
         sim.threads()
     );
-    match super::plot::write_outputs(&ramp, args.csv.as_deref(), args.plot.as_deref(), &title) {
+    match crate::state::plot::write_outputs(
+        &ramp,
+        args.csv.as_deref(),
+        args.plot.as_deref(),
+        &title,
+    ) {
         Ok(lines) => {
             for line in lines {
                 writeln!(out, "{line}")?;
