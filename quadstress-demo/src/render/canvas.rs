@@ -23,7 +23,7 @@ use crate::render::overlay::Layer;
 use crate::render::scene::{
     outline_edges, span, square_fills, square_span, tint_span, Painter, Scene, Square,
 };
-use crate::settings::Renderer;
+use crate::settings::RendererChoice;
 
 /// The canvas is opaque: drawn without blending, a software OpenGL writes each pixel once
 /// instead of reading it back to mix.
@@ -99,8 +99,8 @@ pub struct Canvas {
 }
 
 impl Painter for Canvas {
-    fn renderer(&self) -> Renderer {
-        Renderer::Canvas
+    fn renderer(&self) -> RendererChoice {
+        RendererChoice::Canvas
     }
 
     fn blends_layers(&self) -> bool {

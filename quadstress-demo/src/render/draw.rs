@@ -27,8 +27,9 @@ use crate::state::view::View;
 const TEXT: Color = Color::new(0.92, 0.92, 0.92, 1.0);
 const PANEL: Color = Color::new(0.0, 0.0, 0.0, 0.8);
 
-/// Buffers kept from frame to frame.
-pub struct Scratch {
+/// What draws a frame: the painter of the particles, the cached overlay and panel, and the
+/// buffers they keep from frame to frame.
+pub struct Renderer {
     /// How the frame's many small things reach the window.
     pub painter: Box<dyn Painter>,
     /// Bands the canvas is filled in: the threads of rayon's pool.
@@ -51,8 +52,9 @@ pub struct Scratch {
     changes: LeafChanges,
 }
 
-impl Scratch {
-    /// Buffers for `painter`, the overlay kept in a render target when `cached_overlay`.
+impl Renderer {
+    /// A renderer painting with `painter`, the overlay kept in a render target when
+    /// `cached_overlay`.
     pub fn new(painter: Box<dyn Painter>, cached_overlay: bool) -> Self {
         let mut overlay = Overlay::new(cached_overlay);
         let mut panel = PanelCache::new(cached_overlay);
@@ -62,7 +64,7 @@ impl Scratch {
             overlay.composite_on_cpu();
             panel.composite_on_cpu();
         }
-        Scratch {
+        Renderer {
             painter,
             bands: crate::input::platform::threads(),
             scene: Scene::default(),
@@ -81,65 +83,65 @@ impl Scratch {
 /// The part of a frame that reads the simulation: the scene's lists and, when it is cached,
 /// the text over the world (drawn into its render target). After it, [`show`] needs nothing
 /// of `app.sim`, so the next steps may run meanwhile.
-pub fn prepare(app: &App, view: &View, scratch: &mut Scratch) {
+pub fn prepare(app: &App, view: &View, renderer: &mut Renderer) {
     // The last frame may have ended with the controls panel's camera.
     set_default_camera();
     let sim = app.sim();
-    scratch.colors.gather(sim, app.display.colors);
+    renderer.colors.gather(sim, app.display.colors);
     // A copy of the particles (a plain copy of memory) lets the steps start before the
     // squares are made from them, in `show`.
-    scratch.particles.clear();
-    scratch.particles.extend_from_slice(sim.particles());
-    scratch
+    renderer.particles.clear();
+    renderer.particles.extend_from_slice(sim.particles());
+    renderer
         .scene
-        .build_around_particles(app, view, &mut scratch.changes);
-    scratch.probe_box = view.rect_to_screen(&app.probe.rect());
-    if scratch.overlay.cached() {
-        draw_overlay(app, scratch);
+        .build_around_particles(app, view, &mut renderer.changes);
+    renderer.probe_box = view.rect_to_screen(&app.probe.rect());
+    if renderer.overlay.cached() {
+        draw_overlay(app, renderer);
     }
-    scratch.panel.read_back();
+    renderer.panel.read_back();
 }
 
 /// The part of a frame that hands it to OpenGL: the particles and outlines, the probe's edge,
 /// the text and the controls panel. With the overlay cached it reads nothing of `app.sim`
 /// (which may be stepping meanwhile); drawn straight onto the window, the text reads it here.
-pub fn show(app: &App, view: &View, scratch: &mut Scratch) {
+pub fn show(app: &App, view: &View, renderer: &mut Renderer) {
     // Draws into a render target are done before anything goes onto the window.
     set_default_camera();
     // Under a software OpenGL every full-window pass costs milliseconds: the floor and the
     // quad's fill go into the canvas, which is drawn once over the whole window, so only the
     // instanced route clears the window first.
-    if !scratch.painter.blends_layers() {
+    if !renderer.painter.blends_layers() {
         clear_background(BACKGROUND);
     }
     let (width, height) = (screen_width() as u16, screen_height() as u16);
-    scratch
+    renderer
         .scene
-        .fill_particles(&scratch.particles, view, &scratch.colors);
-    let layers = [&scratch.overlay.layer, &scratch.panel.layer];
-    scratch
+        .fill_particles(&renderer.particles, view, &renderer.colors);
+    let layers = [&renderer.overlay.layer, &renderer.panel.layer];
+    renderer
         .painter
-        .paint(&scratch.scene, layers, width, height, scratch.bands);
-    if !scratch.overlay.cached() {
-        draw_overlay(app, scratch);
+        .paint(&renderer.scene, layers, width, height, renderer.bands);
+    if !renderer.overlay.cached() {
+        draw_overlay(app, renderer);
     }
-    scratch.overlay.show();
-    scratch.panel.show();
+    renderer.overlay.show();
+    renderer.panel.show();
 }
 
 /// The text over the world: hint, statistics, the query's report, the message, the help;
 /// redrawn only when due (into the overlay's target when cached).
-fn draw_overlay(app: &App, scratch: &mut Scratch) {
+fn draw_overlay(app: &App, renderer: &mut Renderer) {
     let sim = app.sim();
     let stats = sim.tree().stats();
-    let (_, qy, _, qh) = scratch.probe_box;
+    let (_, qy, _, qh) = renderer.probe_box;
     let report = app.report_shown();
     let (sw, sh) = (screen_width(), screen_height());
     let key = overlay_key(app, &stats, (qy + qh).to_bits());
-    let overlay = &mut scratch.overlay;
+    let overlay = &mut renderer.overlay;
     if overlay.due(key, sw as u32, sh as u32) {
         overlay.begin(key, sw as u32, sh as u32);
-        let text = &mut scratch.text;
+        let text = &mut renderer.text;
         // A small window's panel is docked at the bottom right (see `panel::layout`): the
         // hint and the message keep to its left instead of running under it.
         let docked = app.display.panel_shown() && is_small_window(sw, sh);
@@ -174,7 +176,7 @@ fn draw_overlay(app: &App, scratch: &mut Scratch) {
             overlay.add_box(x, y, w, h);
         }
         if app.display.help {
-            draw_help(&scratch.help, overlay);
+            draw_help(&renderer.help, overlay);
         }
         overlay.end();
     }

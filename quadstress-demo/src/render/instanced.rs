@@ -15,7 +15,7 @@ use crate::render::overlay::Layer;
 use crate::render::scene::{
     outline_edges, span, square_fills, square_span, tint_span, Painter, Scene, Square,
 };
-use crate::settings::Renderer;
+use crate::settings::RendererChoice;
 
 const VERTEX: &str = "#version 330
 in vec2 corner;
@@ -203,8 +203,8 @@ impl Instanced {
 }
 
 impl Painter for Instanced {
-    fn renderer(&self) -> Renderer {
-        Renderer::Instanced
+    fn renderer(&self) -> RendererChoice {
+        RendererChoice::Instanced
     }
 
     fn blends_layers(&self) -> bool {

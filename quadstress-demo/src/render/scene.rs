@@ -15,7 +15,7 @@ use crate::render::palette::{
     speed_color, BACKGROUND_RGBA, DEPTH_COLORS, FLASH, FLOOR_RGBA, FREE, HIGHLIGHT, OUTLINE_COLORS,
     QUAD_EDGE_RGBA, QUAD_FILL, TOUCHING, VISITED_EDGE, VISITED_TINT,
 };
-use crate::settings::{ColorMode, Outlines, Renderer};
+use crate::settings::{ColorMode, Outlines, RendererChoice};
 use crate::state::app::App;
 use crate::state::probe::Outline;
 use crate::state::view::View;
@@ -244,7 +244,7 @@ fn walk_tree(sim: &Simulation, depth: &mut Vec<AtomicU8>) {
 /// A route by which a [`Scene`] reaches the window: the CPU canvas or the instanced GPU draw.
 pub trait Painter {
     /// Which renderer this is.
-    fn renderer(&self) -> Renderer;
+    fn renderer(&self) -> RendererChoice;
     /// Whether it blends the overlay's layers into its own pixels (the canvas) rather than
     /// leaving them to OpenGL.
     fn blends_layers(&self) -> bool;

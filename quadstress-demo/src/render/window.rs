@@ -12,7 +12,7 @@ use crate::render::scene::Painter;
 use crate::render::{draw, gl, panel};
 use crate::settings::cli::{Args, Switch};
 use crate::settings::{files, startup};
-use crate::settings::{is_small_window, ui_scale, Renderer};
+use crate::settings::{is_small_window, ui_scale, RendererChoice};
 use crate::state::app::App;
 use crate::state::ramp::Sample;
 use crate::state::ramp_window;
@@ -178,9 +178,9 @@ fn text_scale() -> f32 {
 fn start_painter(args: &Args) -> (Box<dyn Painter>, String) {
     let gl_name = gl::renderer_name();
     let info = gl::context_info();
-    let (renderer, mut why) = Renderer::choose(args.renderer, &gl_name, info.instancing);
+    let (renderer, mut why) = RendererChoice::choose(args.renderer, &gl_name, info.instancing);
     let mut painter: Option<Box<dyn Painter>> = None;
-    if renderer == Renderer::Instanced {
+    if renderer == RendererChoice::Instanced {
         match gl::with_backend(Instanced::new) {
             Ok(i) => painter = Some(Box::new(i)),
             Err(_) => why = "the instancing shader did not compile",
@@ -191,12 +191,12 @@ fn start_painter(args: &Args) -> (Box<dyn Painter>, String) {
     let painter = painter
         .unwrap_or_else(|| Box::new(Canvas::new(if blit { Layout::Bgra } else { Layout::Rgba })));
     let detail = match painter.renderer() {
-        Renderer::Canvas => format!(
+        RendererChoice::Canvas => format!(
             "{} bands, {}",
             platform::threads(),
             if blit { "blit" } else { "textured quad" }
         ),
-        Renderer::Instanced => "one call".to_owned(),
+        RendererChoice::Instanced => "one call".to_owned(),
     };
     println!(
         "renderer: {} ({detail}; {why}) on {gl_name}",
@@ -271,10 +271,10 @@ async fn run(mut app: App, args: Args) {
     // "llvmpipe (LLVM 15.0.6, 256 bits)": the name before the details fits the HUD.
     let short = gl_name.split(" (").next().unwrap_or_default();
     app.renderer = format!("{} on {short}", painter.renderer().name());
-    let mut scratch = draw::Scratch::new(painter, args.overlay_cache == Switch::On);
+    let mut renderer = draw::Renderer::new(painter, args.overlay_cache == Switch::On);
     println!(
         "overlay: {}",
-        if scratch.overlay.cached() {
+        if renderer.overlay.cached() {
             "cached"
         } else {
             "direct"
@@ -352,12 +352,12 @@ async fn run(mut app: App, args: Args) {
         app.graph.record(dt);
         let view = view_of(&app);
         let draw_start = platform::now_seconds();
-        draw::prepare(&app, &view, &mut scratch);
+        draw::prepare(&app, &view, &mut renderer);
         let mut draw = platform::now_seconds() - draw_start;
         // The frame's steps: on the step thread while the frame is filled and shown, once
         // nothing more of it reads the simulation (the text over the world, drawn straight
         // onto the window, reads it; the last frame's report too).
-        let early = scratch.overlay.cached() && !last;
+        let early = renderer.overlay.cached() && !last;
         let step_seconds = app.fixed.step_seconds();
         let mut steps_started = early;
         if early {
@@ -365,7 +365,7 @@ async fn run(mut app: App, args: Args) {
         }
         let before_steps = platform::now_seconds() - frame_start - step_wait;
         let show_start = platform::now_seconds();
-        draw::show(&app, &view, &mut scratch);
+        draw::show(&app, &view, &mut renderer);
         draw += platform::now_seconds() - show_start;
         last_draw = draw;
         // The frame's drawing is its CPU part now and the last frame's hand-over to OpenGL.
@@ -420,7 +420,7 @@ async fn run(mut app: App, args: Args) {
         // Handing the frame to OpenGL starts here: choosing the panel's camera flushes the
         // frame's draw calls.
         let present_start = platform::now_seconds();
-        scratch.panel.before_present(
+        renderer.panel.before_present(
             &mut root_ui(),
             screen_width() as u32,
             screen_height() as u32,

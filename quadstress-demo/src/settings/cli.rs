@@ -8,7 +8,7 @@ use quadstress_sim::Broadphase;
 
 use crate::input::controls;
 use crate::settings::panel_controls::{self, Control, Value};
-use crate::settings::{ColorMode, Renderer, MAX_WORLD_SCALE, MAX_ZOOM, MIN_WORLD_SCALE};
+use crate::settings::{ColorMode, RendererChoice, MAX_WORLD_SCALE, MAX_ZOOM, MIN_WORLD_SCALE};
 
 /// The quadstress demo: particles in a quadtree, live.
 ///
@@ -167,7 +167,7 @@ pub struct Args {
     /// Windowed: how particles and outlines are drawn (default: chosen from the OpenGL
     /// renderer: the canvas under software OpenGL, instancing on a GPU).
     #[arg(long, value_enum)]
-    pub renderer: Option<Renderer>,
+    pub renderer: Option<RendererChoice>,
 
     /// Windowed: run the simulation's steps on a second thread while the frame is shown
     /// (the same particles either way: the steps never read the clock).

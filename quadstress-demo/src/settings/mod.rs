@@ -170,7 +170,7 @@ impl Default for Display {
 /// How the frame's particles and outlines reach the window (also the `--renderer` flag's
 /// values).
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Renderer {
+pub enum RendererChoice {
     /// Filled on the CPU (in bands on every core), shown as one texture: for software OpenGL
     /// and WebGL1.
     Canvas,
@@ -178,40 +178,40 @@ pub enum Renderer {
     Instanced,
 }
 
-impl Renderer {
+impl RendererChoice {
     /// The name the console and the HUD use.
     pub fn name(self) -> &'static str {
         match self {
-            Renderer::Canvas => "canvas",
-            Renderer::Instanced => "instanced",
+            RendererChoice::Canvas => "canvas",
+            RendererChoice::Instanced => "instanced",
         }
     }
 
     /// The renderer for a GPU named `gl_renderer` that can (`instancing`) or cannot draw
     /// instances with GLSL 3.30, or the `forced` one where it can run; with the reason.
     pub fn choose(
-        forced: Option<Renderer>,
+        forced: Option<RendererChoice>,
         gl_renderer: &str,
         instancing: bool,
-    ) -> (Renderer, &'static str) {
+    ) -> (RendererChoice, &'static str) {
         match forced {
-            Some(Renderer::Canvas) => (Renderer::Canvas, "chosen by --renderer"),
-            Some(Renderer::Instanced) if instancing => {
-                (Renderer::Instanced, "chosen by --renderer")
+            Some(RendererChoice::Canvas) => (RendererChoice::Canvas, "chosen by --renderer"),
+            Some(RendererChoice::Instanced) if instancing => {
+                (RendererChoice::Instanced, "chosen by --renderer")
             }
-            Some(Renderer::Instanced) => (
-                Renderer::Canvas,
+            Some(RendererChoice::Instanced) => (
+                RendererChoice::Canvas,
                 "instancing needs OpenGL 3.3, which this context lacks",
             ),
             None if !instancing => (
-                Renderer::Canvas,
+                RendererChoice::Canvas,
                 "no OpenGL 3.3 instancing (WebGL1, OpenGL 2)",
             ),
             None if is_software_renderer(gl_renderer) => (
-                Renderer::Canvas,
+                RendererChoice::Canvas,
                 "software OpenGL: filling pixels beats rasterising triangles",
             ),
-            None => (Renderer::Instanced, "a GPU with instancing"),
+            None => (RendererChoice::Instanced, "a GPU with instancing"),
         }
     }
 }
@@ -279,17 +279,32 @@ mod tests {
         assert!(is_software_renderer("Google SwiftShader"));
         assert!(!is_software_renderer("NVIDIA GeForce RTX 3060/PCIe/SSE2"));
         let gpu = "AMD Radeon RX 6600 (radeonsi, navi23, LLVM 15.0.6, DRM 3.49)";
-        assert_eq!(Renderer::choose(None, llvmpipe, true).0, Renderer::Canvas);
-        assert_eq!(Renderer::choose(None, gpu, true).0, Renderer::Instanced);
-        assert_eq!(Renderer::choose(None, gpu, false).0, Renderer::Canvas);
-        let forced = Some(Renderer::Instanced);
         assert_eq!(
-            Renderer::choose(forced, llvmpipe, true).0,
-            Renderer::Instanced
+            RendererChoice::choose(None, llvmpipe, true).0,
+            RendererChoice::Canvas
         );
-        assert_eq!(Renderer::choose(forced, gpu, false).0, Renderer::Canvas);
-        let canvas = Some(Renderer::Canvas);
-        assert_eq!(Renderer::choose(canvas, gpu, true).0, Renderer::Canvas);
+        assert_eq!(
+            RendererChoice::choose(None, gpu, true).0,
+            RendererChoice::Instanced
+        );
+        assert_eq!(
+            RendererChoice::choose(None, gpu, false).0,
+            RendererChoice::Canvas
+        );
+        let forced = Some(RendererChoice::Instanced);
+        assert_eq!(
+            RendererChoice::choose(forced, llvmpipe, true).0,
+            RendererChoice::Instanced
+        );
+        assert_eq!(
+            RendererChoice::choose(forced, gpu, false).0,
+            RendererChoice::Canvas
+        );
+        let canvas = Some(RendererChoice::Canvas);
+        assert_eq!(
+            RendererChoice::choose(canvas, gpu, true).0,
+            RendererChoice::Canvas
+        );
     }
 
     #[test]
