@@ -2,8 +2,8 @@
 //! `name: value unit` lines. It runs in a web page too (`?headless&particles=...`), with the
 //! same output in the browser's console, so native and browser timings compare directly.
 
-pub mod headless_ramp;
-pub mod headless_script;
+pub mod ramp;
+pub mod script;
 
 use std::io::Write;
 
@@ -131,12 +131,11 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     }
     if args.ramp {
         let memory = available_memory();
-        return crate::headless::headless_ramp::run(args, out, memory, BYTES_PER_PARTICLE)?
+        return crate::headless::ramp::run(args, out, memory, BYTES_PER_PARTICLE)?
             .map_err(Stop::Refused);
     }
     // Refused before any work, as the flags are.
-    let mut script =
-        crate::headless::headless_script::HeadlessScript::new(args).map_err(Stop::Refused)?;
+    let mut script = crate::headless::script::HeadlessScript::new(args).map_err(Stop::Refused)?;
     if args.particles > MAX_PARTICLES {
         return Err(Stop::Refused(format!(
             "--particles must be at most {MAX_PARTICLES}, got {}",
