@@ -5,10 +5,10 @@
 pub mod ramp;
 pub mod script;
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use quadstress::{Config, ItemId, Quadtree, Rect};
-use quadstress_sim::{HeightProfile, Percentiles, Phase, Simulation, MAX_PARTICLES};
+use quadstress_sim::{HeightProfile, Percentiles, Phase, SimConfig, Simulation, MAX_PARTICLES};
 
 use crate::input::platform::now_seconds;
 use crate::settings::cli::Args;
@@ -120,8 +120,65 @@ impl From<std::io::Error> for Stop {
     }
 }
 
+/// A refusal for `e`.
+fn refuse(e: impl std::fmt::Display) -> Stop {
+    Stop::Refused(e.to_string())
+}
+
+/// The headless run's simulation: `config` on `--threads` threads, `particles` spawned.
+fn set_up(args: &Args, config: SimConfig, particles: usize) -> Result<Simulation, Stop> {
+    let mut sim = Simulation::new(config).map_err(refuse)?;
+    if let Some(threads) = args.threads {
+        sim.set_threads(threads).map_err(refuse)?;
+    }
+    sim.spawn_burst(particles).map_err(refuse)?;
+    Ok(sim)
+}
+
+/// The lines that say what a headless run simulates: its world (and the coverage that sized
+/// it, or, in the `ramp`, that caps it), cap, broad phase, threads, step, gravity and tree.
+fn write_scene(out: &mut impl Write, args: &Args, sim: &Simulation, ramp: bool) -> io::Result<()> {
+    let config = sim.config();
+    if let Some(scale) = args.world_scale {
+        writeln!(out, "world_scale: {scale}")?;
+        writeln!(out, "world_width: {} units", config.world.width())?;
+        writeln!(out, "world_height: {} units", config.world.height())?;
+    } else {
+        writeln!(out, "world_side: {} units", config.world.width())?;
+    }
+    if args.world_scale.is_none() || ramp {
+        let coverage = args.coverage.unwrap_or(DEFAULT_COVERAGE);
+        writeln!(out, "coverage: {coverage} fraction")?;
+    }
+    writeln!(out, "particle_cap: {} count", config.max_particles)?;
+    writeln!(out, "broadphase: {}", sim.broadphase().name())?;
+    writeln!(out, "threads: {} threads", sim.threads())?;
+    writeln!(out, "step_seconds: {} s", args.dt)?;
+    let gravity = if config.gravity_on { "on" } else { "off" };
+    writeln!(out, "gravity: {gravity}")?;
+    writeln!(out, "tree_capacity: {} items", config.tree.leaf_capacity)?;
+    writeln!(out, "tree_depth_limit: {} levels", config.tree.max_depth)?;
+    let placement = placement_name(config.tree.placement);
+    writeln!(out, "tree_placement: {placement}")
+}
+
+/// The line `name: MEAN unit`, the mean of `count` values summing to `sum` in `decimals`
+/// places; none for no values.
+fn write_mean(
+    out: &mut impl Write,
+    name: &str,
+    sum: f64,
+    count: u64,
+    decimals: usize,
+    unit: &str,
+) -> io::Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    writeln!(out, "{name}: {:.decimals$} {unit}", sum / count as f64)
+}
+
 fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
-    let refuse = |e: &dyn std::fmt::Display| Stop::Refused(e.to_string());
     let frames = args.frames.unwrap_or(600);
     if !(args.dt.is_finite() && args.dt >= 0.0) {
         return Err(Stop::Refused(format!(
@@ -131,8 +188,7 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     }
     if args.ramp {
         let memory = available_memory();
-        return crate::headless::ramp::run(args, out, memory, BYTES_PER_PARTICLE)?
-            .map_err(Stop::Refused);
+        return ramp::run(args, out, memory, BYTES_PER_PARTICLE);
     }
     // Refused before any work, as the flags are.
     let mut script = crate::headless::script::HeadlessScript::new(args).map_err(Stop::Refused)?;
@@ -159,44 +215,9 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     // The world's cap holds for scripted spawning too: the simulation refuses past it.
     let config = headless_config(args, args.particles, false).map_err(Stop::Refused)?;
     // Boxed: scripted input (`--press`, `--panel`) hands it to the window's app and back.
-    let mut sim = Box::new(Simulation::new(config).map_err(|e| refuse(&e))?);
-    if let Some(threads) = args.threads {
-        sim.set_threads(threads).map_err(|e| refuse(&e))?;
-    }
-    sim.spawn_burst(args.particles).map_err(|e| refuse(&e))?;
-
+    let mut sim = Box::new(set_up(args, config, args.particles)?);
     writeln!(out, "particles: {} count", sim.len())?;
-    match args.world_scale {
-        Some(scale) => {
-            writeln!(out, "world_scale: {scale}")?;
-            writeln!(out, "world_width: {} units", config.world.width())?;
-            writeln!(out, "world_height: {} units", config.world.height())?;
-        }
-        None => {
-            writeln!(out, "world_side: {} units", config.world.width())?;
-            writeln!(
-                out,
-                "coverage: {} fraction",
-                args.coverage.unwrap_or(DEFAULT_COVERAGE)
-            )?;
-        }
-    }
-    writeln!(out, "particle_cap: {} count", config.max_particles)?;
-    writeln!(out, "broadphase: {}", sim.broadphase().name())?;
-    writeln!(out, "threads: {} threads", sim.threads())?;
-    writeln!(out, "step_seconds: {} s", args.dt)?;
-    writeln!(
-        out,
-        "gravity: {}",
-        if config.gravity_on { "on" } else { "off" }
-    )?;
-    writeln!(out, "tree_capacity: {} items", config.tree.leaf_capacity)?;
-    writeln!(out, "tree_depth_limit: {} levels", config.tree.max_depth)?;
-    writeln!(
-        out,
-        "tree_placement: {}",
-        placement_name(config.tree.placement)
-    )?;
+    write_scene(out, args, &sim, false)?;
     out.flush()?;
 
     // Timing storage is bounded whatever `--frames` says: exact up to a limit, then a
@@ -224,9 +245,7 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
                 continue;
             }
         }
-        let t = sim
-            .step_timed(args.dt, now_seconds)
-            .map_err(|e| refuse(&e))?;
+        let t = sim.step_timed(args.dt, now_seconds).map_err(refuse)?;
         for (k, (_, ms)) in t.by_phase().into_iter().enumerate() {
             phases[k].1.record(ms);
         }
@@ -267,18 +286,9 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
             }
         }
     }
-    if awake_steps > 0 {
-        writeln!(
-            out,
-            "awake.mean: {:.3} fraction",
-            awake / awake_steps as f64
-        )?;
-    }
-    if frames > 0 {
-        let f = frames as f64;
-        writeln!(out, "contacts.mean: {:.1} pairs", contacts as f64 / f)?;
-        writeln!(out, "pairs_tested.mean: {:.0} pairs", tested as f64 / f)?;
-    }
+    write_mean(out, "awake.mean", awake, awake_steps, 3, "fraction")?;
+    write_mean(out, "contacts.mean", contacts as f64, frames, 1, "pairs")?;
+    write_mean(out, "pairs_tested.mean", tested as f64, frames, 0, "pairs")?;
     let np = sim.len() as u128;
     writeln!(
         out,
@@ -297,13 +307,8 @@ fn run_to(args: &Args, out: &mut impl Write) -> Result<(), Stop> {
     if let Some(worst) = worst {
         writeln!(out, "overlap.worst: {worst:.4} sides")?;
     }
-    if energy_frames > 0 {
-        writeln!(
-            out,
-            "kinetic_energy.per_particle: {:.3} units2/s2",
-            energy / energy_frames as f64
-        )?;
-    }
+    let energy_name = "kinetic_energy.per_particle";
+    write_mean(out, energy_name, energy, energy_frames, 3, "units2/s2")?;
     if config.gravity_on {
         writeln!(out, "pile.packing: {:.3} fraction", sim.pile_packing())?;
         if let Some(steps) = sim.column_steps(&mut HeightProfile::new()) {

@@ -57,7 +57,12 @@ pub fn particle_cap() -> usize {
 
 /// Most particles `world` holds: [`MAX_COVERAGE`] of its area.
 pub fn particle_cap_of(world: Rect) -> usize {
-    (f64::from(world.width()) * f64::from(world.height()) * f64::from(MAX_COVERAGE)
+    particles_covering(world, MAX_COVERAGE)
+}
+
+/// How many particles cover `coverage` of `world`'s area (the headless ramp's cap).
+pub fn particles_covering(world: Rect, coverage: f32) -> usize {
+    (f64::from(world.width()) * f64::from(world.height()) * f64::from(coverage)
         / f64::from(PARTICLE_SIZE * PARTICLE_SIZE)) as usize
 }
 

@@ -4,7 +4,9 @@
 use quadstress_sim::SimConfig;
 
 use crate::settings::cli::{Args, Switch};
-use crate::settings::{particle_cap_of, scaled_world, MAX_COVERAGE, PARTICLE_SIZE};
+use crate::settings::{
+    particle_cap_of, particles_covering, scaled_world, MAX_COVERAGE, PARTICLE_SIZE,
+};
 
 /// Refuses flags that contradict each other, whatever the mode, and window-only flags in a
 /// headless run.
@@ -120,8 +122,7 @@ pub fn headless_config(args: &Args, particles: usize, ramp: bool) -> Result<SimC
         None => SimConfig::with_coverage(particles.max(1), coverage).world,
     };
     let cap = if ramp {
-        let area = f64::from(world.width()) * f64::from(world.height());
-        (area * f64::from(coverage) / f64::from(PARTICLE_SIZE * PARTICLE_SIZE)) as usize
+        particles_covering(world, coverage)
     } else {
         particle_cap_of(world)
     };
