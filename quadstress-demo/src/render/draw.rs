@@ -310,7 +310,7 @@ fn draw_hud(app: &App, stats: &TreeStats, hud: &mut String, overlay: &mut Overla
     let brute_pairs = n * (n - 1.0).max(0.0) / 2.0;
     let tree = sim.config().tree;
     // FPS and the frame time from one clock: the frames of the last second.
-    let frame_ms = app.graph.mean_over_ms(1000.0);
+    let frame_ms = app.profile.frames.mean_over_ms(1000.0);
     // The panel is as wide as the legend's longest line (the depth legend at depth 10); it is
     // measured before the text goes into `hud`, which it uses.
     let legend_w = draw_legend(app, stats, hud, (12.0, 0.0), false) - 12.0;
@@ -445,8 +445,8 @@ fn draw_frame_graph(app: &App, x: f32, y: f32, w: f32, h: f32) {
     let label_w = measure_text("33.3", None, size as u16, 1.0).width + 6.0;
     let bars_w = (w - label_w).max(1.0);
     let bar = bars_w / GRAPH_FRAMES as f32;
-    let full_scale_ms = (app.graph.slowest_ms() * 1.1).max(40.0);
-    for (i, ms) in app.graph.oldest_first().enumerate() {
+    let full_scale_ms = (app.profile.frames.slowest_ms() * 1.1).max(40.0);
+    for (i, ms) in app.profile.frames.oldest_first().enumerate() {
         let bh = (ms / full_scale_ms).min(1.0) * h;
         let color = GRAPH_COLORS[usize::from(ms > 16.8) + usize::from(ms > 33.4)].1;
         draw_rectangle(x + i as f32 * bar, y + h - bh, bar.max(1.0), bh, color);

@@ -14,9 +14,10 @@ use crate::settings::cli::{Args, Switch};
 use crate::settings::{files, startup};
 use crate::settings::{is_small_window, ui_scale, RendererChoice};
 use crate::state::app::App;
+use crate::state::profile::FrameTimes;
 use crate::state::ramp::Sample;
 use crate::state::ramp_window;
-use crate::state::script::{FrameTimes, Script};
+use crate::state::script::Script;
 use crate::state::stepper::Stepper;
 use crate::state::view::{Camera, View};
 
@@ -349,7 +350,6 @@ async fn run(mut app: App, args: Args) {
         );
         script.move_quad(&mut app);
         let steps = app.begin_frame(real, script.scripted());
-        app.graph.record(dt);
         let view = view_of(&app);
         let draw_start = platform::now_seconds();
         draw::prepare(&app, &view, &mut renderer);
@@ -369,10 +369,7 @@ async fn run(mut app: App, args: Args) {
         draw += platform::now_seconds() - show_start;
         last_draw = draw;
         // The frame's drawing is its CPU part now and the last frame's hand-over to OpenGL.
-        app.profile.draw.push(frame_start, (draw + present) * 1e3);
-        app.profile.present.push(frame_start, present * 1e3);
-        app.profile.step_wait.push(frame_start, step_wait * 1e3);
-        script.record(FrameTimes {
+        let times = FrameTimes {
             frame: real,
             slept,
             draw: draw + present,
@@ -380,7 +377,9 @@ async fn run(mut app: App, args: Args) {
             step_wait,
             before_steps: early.then_some(before_steps),
             step: stepped.times.map(|t| t.step_ms / 1e3),
-        });
+        };
+        app.profile.record(frame_start, &times);
+        script.record(times);
 
         if app.quit_requested() && platform::SCRIPTED_RUN_EXITS {
             println!("quit: esc at frame {}", script.frame());

@@ -16,7 +16,7 @@ use crate::settings::cli::DEFAULT_BUDGET_MS;
 use crate::settings::panel_controls::{Control, Field, Value, SPAWN_BATCH};
 use crate::settings::{
     particle_cap, particle_cap_of, placement_name, scaled_world, ColorMode, Display, Outlines,
-    GRAPH_FRAMES, MAX_COVERAGE, MAX_WORLD_SCALE, MIN_WORLD_SCALE, PARTICLE_SIZE, WORLD,
+    MAX_COVERAGE, MAX_WORLD_SCALE, MIN_WORLD_SCALE, PARTICLE_SIZE, WORLD,
 };
 use crate::state::probe::{Probe, Shape};
 use crate::state::profile::Profile;
@@ -34,56 +34,6 @@ const MESSAGE_SECONDS: f64 = 3.0;
 const QUAD_SPEED: f32 = 900.0;
 /// Zoom factor per wheel notch.
 const ZOOM_STEP: f32 = 1.25;
-
-/// The frame times of the last [`GRAPH_FRAMES`] frames, in milliseconds.
-#[derive(Clone, Debug)]
-pub struct FrameGraph {
-    ms: [f32; GRAPH_FRAMES],
-    /// Frames recorded so far; the next one goes at `recorded % GRAPH_FRAMES`.
-    recorded: usize,
-}
-
-impl FrameGraph {
-    fn new() -> Self {
-        FrameGraph {
-            ms: [0.0; GRAPH_FRAMES],
-            recorded: 0,
-        }
-    }
-
-    /// Records a frame time.
-    pub fn record(&mut self, seconds: f32) {
-        self.ms[self.recorded % GRAPH_FRAMES] = seconds * 1e3;
-        self.recorded += 1;
-    }
-
-    /// The kept frame times, oldest first (zeros before the first frames).
-    pub fn oldest_first(&self) -> impl Iterator<Item = f32> + '_ {
-        (0..GRAPH_FRAMES).map(move |i| self.ms[(self.recorded + i) % GRAPH_FRAMES])
-    }
-
-    /// The mean of the last frames that span `span_ms` of real time (the frame that crosses
-    /// it included; at most the kept ones), 0 before the first: the same second at 60 FPS
-    /// and at 3.
-    pub fn mean_over_ms(&self, span_ms: f32) -> f32 {
-        let kept = self.recorded.min(GRAPH_FRAMES);
-        let (mut sum, mut n) = (0.0f32, 0usize);
-        while n < kept && (n == 0 || sum < span_ms) {
-            n += 1;
-            sum += self.ms[(self.recorded + GRAPH_FRAMES - n) % GRAPH_FRAMES];
-        }
-        if n == 0 {
-            0.0
-        } else {
-            sum / n as f32
-        }
-    }
-
-    /// The slowest kept frame time.
-    pub fn slowest_ms(&self) -> f32 {
-        self.ms.iter().copied().fold(0.0, f32::max)
-    }
-}
 
 /// Particles in the sample the brute-force estimate times: about half a million rectangle
 /// tests, well under a millisecond.
@@ -179,8 +129,6 @@ pub struct App {
     pub display: Display,
     /// The blue quad.
     pub probe: Probe,
-    /// Recent frame times.
-    pub graph: FrameGraph,
     /// The last step's phase times.
     pub times: PhaseTimes,
     /// Brute force's cost at the current count, for comparison with the tree's.
@@ -245,7 +193,6 @@ impl App {
             display: Display::default(),
             // Left of the controls panel, clear of the hint below it.
             probe: Probe::new(Rect::from_min_size(1200.0, 900.0, 600.0, 450.0), WORLD),
-            graph: FrameGraph::new(),
             times: PhaseTimes::default(),
             brute_force: BruteForceEstimate::default(),
             paused: false,
@@ -961,27 +908,6 @@ mod tests {
         let per_pair = estimate.ms_per_pair;
         estimate.refresh(app.sim(), real_clock);
         assert_eq!(estimate.ms_per_pair, per_pair);
-    }
-
-    /// The HUD's FPS covers the last second of real time: 60 frames at 60 FPS, 3 at 3 FPS
-    /// (60 frames at 3 FPS reached 20 s back).
-    #[test]
-    fn the_frame_rate_covers_the_last_second_whatever_the_rate() {
-        let mut graph = FrameGraph::new();
-        assert_eq!(graph.mean_over_ms(1000.0), 0.0);
-        for _ in 0..100 {
-            graph.record(1.0 / 60.0);
-        }
-        assert!((graph.mean_over_ms(1000.0) - 1000.0 / 60.0).abs() < 1e-3);
-        for _ in 0..3 {
-            graph.record(1.0 / 3.0);
-        }
-        assert!((graph.mean_over_ms(1000.0) - 1000.0 / 3.0).abs() < 1e-2);
-        // Fewer frames than the span: the ones there are.
-        let mut young = FrameGraph::new();
-        young.record(0.010);
-        young.record(0.030);
-        assert!((young.mean_over_ms(1000.0) - 20.0).abs() < 1e-4);
     }
 
     #[test]

@@ -10,27 +10,8 @@ use crate::settings::cli::Args;
 use crate::settings::panel_controls::{Control, Value};
 use crate::settings::placement_name;
 use crate::state::app::App;
+use crate::state::profile::FrameTimes;
 use crate::state::view::View;
-
-/// One frame's times, in seconds.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FrameTimes {
-    /// From this frame's start to the last one's, pacing sleep included.
-    pub frame: f64,
-    /// The sleep that paced the last frame.
-    pub slept: f64,
-    /// The CPU part of drawing this frame plus the last frame's hand-over to OpenGL.
-    pub draw: f64,
-    /// The last frame's hand-over to OpenGL.
-    pub present: f64,
-    /// Waiting for the last frame's steps.
-    pub step_wait: f64,
-    /// From the last frame's steps coming back to this frame's starting them, when they run
-    /// beside the drawing.
-    pub before_steps: Option<f64>,
-    /// The last of the steps that came back this frame.
-    pub step: Option<f64>,
-}
 
 /// Timings of the timed frames, in seconds, in bounded memory.
 struct RunTimes {
