@@ -8,6 +8,7 @@
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use quadstress_demo::report;
 use quadstress_testkit::run;
 
 const BIN: &str = env!("CARGO_BIN_EXE_quadstress");
@@ -341,19 +342,12 @@ fn scratch_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
-/// The value of the `name: value unit` line `name`, if there is one.
-fn value_of(stdout: &str, name: &str) -> Option<f64> {
-    let prefix = format!("{name}: ");
-    let line = stdout.lines().find(|l| l.starts_with(&prefix))?;
-    line[prefix.len()..].split_whitespace().next()?.parse().ok()
-}
-
 /// The ramp's points from its report: (particles, step ms).
 fn ramp_points(stdout: &str) -> Vec<(f64, f64)> {
     (0..)
         .map_while(|i| {
-            let n = value_of(stdout, &format!("ramp.point.{i}.particles"))?;
-            let step = value_of(stdout, &format!("ramp.point.{i}.step"))?;
+            let n = report::number(stdout, &format!("ramp.point.{i}.particles"))?;
+            let step = report::number(stdout, &format!("ramp.point.{i}.step"))?;
             Some((n, step))
         })
         .collect()
@@ -381,7 +375,7 @@ fn a_headless_ramp_stops_at_its_budget_and_writes_its_curve() {
     assert!(stdout.contains("ramp.stopped_by: budget\n"), "{stdout}");
     let points = ramp_points(&stdout);
     assert_eq!(
-        value_of(&stdout, "ramp.points"),
+        report::number(&stdout, "ramp.points"),
         Some(points.len() as f64),
         "{stdout}"
     );
@@ -397,7 +391,7 @@ fn a_headless_ramp_stops_at_its_budget_and_writes_its_curve() {
         "{stdout}"
     );
     let held = points.iter().filter(|p| p.1 <= 0.5).map(|p| p.0);
-    let max = value_of(&stdout, "ramp.max_particles").expect("ramp.max_particles");
+    let max = report::number(&stdout, "ramp.max_particles").expect("ramp.max_particles");
     assert_eq!(max, held.fold(0.0, f64::max), "{stdout}");
     assert!(
         points.windows(2).all(|w| w[0].0 < w[1].0),
@@ -488,7 +482,11 @@ fn a_ramp_cut_short_by_frames_says_so() {
     let stdout = stdout_of(&["--headless", "--ramp", "--frames", "130"]);
     assert!(stdout.contains("ramp.stopped_by: frames\n"), "{stdout}");
     assert!(stdout.contains("steps: 130 steps\n"), "{stdout}");
-    assert_eq!(value_of(&stdout, "ramp.points"), Some(2.0), "{stdout}");
+    assert_eq!(
+        report::number(&stdout, "ramp.points"),
+        Some(2.0),
+        "{stdout}"
+    );
     assert_eq!(ramp_points(&stdout).len(), 2);
 }
 
@@ -517,7 +515,7 @@ fn a_headless_stream_pours_at_the_pointer() {
         ])
     };
     let one = pour("300,100", "1");
-    assert_eq!(value_of(&one, "particles_end"), Some(2600.0), "{one}");
+    assert_eq!(report::number(&one, "particles_end"), Some(2600.0), "{one}");
     let hash = |s: &str| {
         s.lines()
             .find(|l| l.starts_with("state_hash:"))
@@ -529,7 +527,7 @@ fn a_headless_stream_pours_at_the_pointer() {
     // A pointer outside the world pours at its edge.
     let outside = pour("-1e6,1e6", "1");
     assert_eq!(
-        value_of(&outside, "particles_end"),
+        report::number(&outside, "particles_end"),
         Some(2600.0),
         "{outside}"
     );
@@ -548,13 +546,17 @@ fn headless_presses_and_panel_settings_act_as_in_the_window() {
     };
     let spawned = run(&["--panel", "spawn@2"]);
     assert_eq!(
-        value_of(&spawned, "particles_end"),
+        report::number(&spawned, "particles_end"),
         Some(5300.0),
         "{spawned}"
     );
     for clear in [&["--panel", "clear@3"][..], &["--press", "C@3"]] {
         let cleared = run(clear);
-        assert_eq!(value_of(&cleared, "particles_end"), Some(0.0), "{cleared}");
+        assert_eq!(
+            report::number(&cleared, "particles_end"),
+            Some(0.0),
+            "{cleared}"
+        );
     }
     // Paused from the first frame, no step runs (and none is timed); `.` steps once.
     let paused = run(&["--press", "space@1"]);
@@ -600,7 +602,7 @@ fn headless_typed_counts_spawn_exactly_and_stop_held_keys() {
     };
     let spawned = run(&["--panel", "count=777@1", "--panel", "spawn@2"]);
     assert_eq!(
-        value_of(&spawned, "particles_end"),
+        report::number(&spawned, "particles_end"),
         Some(777.0),
         "{spawned}"
     );
@@ -608,7 +610,7 @@ fn headless_typed_counts_spawn_exactly_and_stop_held_keys() {
     let held = ["--press", "2@1-80", "--press", "1@1-80"];
     let stopped = run(&[&["--panel", "stop=1234@1"][..], &held].concat());
     assert_eq!(
-        value_of(&stopped, "particles_end"),
+        report::number(&stopped, "particles_end"),
         Some(1234.0),
         "{stopped}"
     );
@@ -617,7 +619,11 @@ fn headless_typed_counts_spawn_exactly_and_stop_held_keys() {
         "{stopped}"
     );
     let free = run(&held);
-    assert_eq!(value_of(&free, "particles_end"), Some(8400.0), "{free}");
+    assert_eq!(
+        report::number(&free, "particles_end"),
+        Some(8400.0),
+        "{free}"
+    );
     // More than the world's room: nothing spawned, the room said.
     let room = run(&[
         "--panel",
@@ -627,7 +633,11 @@ fn headless_typed_counts_spawn_exactly_and_stop_held_keys() {
         "--panel",
         "spawn@30",
     ]);
-    assert_eq!(value_of(&room, "particles_end"), Some(100.0), "{room}");
+    assert_eq!(
+        report::number(&room, "particles_end"),
+        Some(100.0),
+        "{room}"
+    );
     assert!(
         room.contains("spawn 94003 refused: room for 93903 more"),
         "{room}"
@@ -791,10 +801,18 @@ fn headless_spawning_stops_at_the_worlds_cap() {
         "--frames",
         "60",
     ]);
-    let side = value_of(&stdout, "world_side").expect("world_side");
+    let side = report::number(&stdout, "world_side").expect("world_side");
     let cap = (side * side * 0.85 / 64.0).floor();
-    assert_eq!(value_of(&stdout, "particle_cap"), Some(cap), "{stdout}");
-    assert_eq!(value_of(&stdout, "particles_end"), Some(cap), "{stdout}");
+    assert_eq!(
+        report::number(&stdout, "particle_cap"),
+        Some(cap),
+        "{stdout}"
+    );
+    assert_eq!(
+        report::number(&stdout, "particles_end"),
+        Some(cap),
+        "{stdout}"
+    );
     let stderr = refused(&["--headless", "--coverage", "0.9", "--frames", "1"]);
     assert!(stderr.contains("at most 0.85"), "{stderr}");
     let stderr = refused(&["--headless", "--coverage", "-0.5", "--frames", "1"]);
@@ -833,11 +851,19 @@ fn headless_world_scale_is_the_windows_world_and_cap() {
         "120",
     ]);
     let (w, h) = (3072.0 * 0.25, 2304.0 * 0.25);
-    assert_eq!(value_of(&stdout, "world_width"), Some(w), "{stdout}");
-    assert_eq!(value_of(&stdout, "world_height"), Some(h), "{stdout}");
+    assert_eq!(report::number(&stdout, "world_width"), Some(w), "{stdout}");
+    assert_eq!(report::number(&stdout, "world_height"), Some(h), "{stdout}");
     let cap = (w * h * 0.85 / 64.0_f64).floor();
-    assert_eq!(value_of(&stdout, "particle_cap"), Some(cap), "{stdout}");
-    assert_eq!(value_of(&stdout, "particles_end"), Some(cap), "{stdout}");
+    assert_eq!(
+        report::number(&stdout, "particle_cap"),
+        Some(cap),
+        "{stdout}"
+    );
+    assert_eq!(
+        report::number(&stdout, "particles_end"),
+        Some(cap),
+        "{stdout}"
+    );
     assert!(!stdout.contains("world_side"), "{stdout}");
     let stderr = refused(&[
         "--headless",
@@ -867,7 +893,8 @@ fn headless_runs_print_the_steps_spread_the_awake_share_and_the_worst_overlap() 
         "--frames",
         "150",
     ]);
-    let get = |name: &str| value_of(&stdout, name).unwrap_or_else(|| panic!("{name}: {stdout}"));
+    let get =
+        |name: &str| report::number(&stdout, name).unwrap_or_else(|| panic!("{name}: {stdout}"));
     let (median, p90, p99, mean) = (
         get("step.median"),
         get("step.p90"),

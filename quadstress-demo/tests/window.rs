@@ -7,11 +7,18 @@
 
 use std::process::Command;
 
+use quadstress_demo::{palette, report};
+
 const BIN: &str = env!("CARGO_BIN_EXE_quadstress");
 /// The demo's world is 3072x2304 in a 1024x768 window: one pixel is three world units.
 const SCALE: f32 = 1.0 / 3.0;
-const QUAD_EDGE: [u8; 3] = [40, 110, 255];
-const HIGHLIGHT: [u8; 3] = [255, 0, 255];
+const QUAD_EDGE: [u8; 3] = rgb(palette::QUAD_EDGE_RGBA);
+const HIGHLIGHT: [u8; 3] = rgb(palette::HIGHLIGHT);
+
+/// The colour of the demo's `rgba`, without its opacity.
+const fn rgb([r, g, b, _]: [u8; 4]) -> [u8; 3] {
+    [r, g, b]
+}
 
 fn run(args: &[&str]) -> String {
     quadstress_testkit::run::succeeded(args, &quadstress_testkit::run::windowed(BIN, args))
@@ -218,9 +225,9 @@ fn blend(under: [u8; 3], rgb: [u8; 3], alpha: u32) -> [u8; 3] {
     ]
 }
 
-const FLOOR: [u8; 3] = [28, 31, 41];
-const QUAD_FILL: ([u8; 3], u32) = ([40, 110, 255], 56);
-const VISITED_TINT: ([u8; 3], u32) = ([255, 255, 255], 64);
+const FLOOR: [u8; 3] = rgb(palette::FLOOR_RGBA);
+const QUAD_FILL: ([u8; 3], u32) = (palette::QUAD_FILL.0, palette::QUAD_FILL.1 as u32);
+const VISITED_TINT: ([u8; 3], u32) = (palette::VISITED_TINT.0, palette::VISITED_TINT.1 as u32);
 
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
@@ -1136,8 +1143,8 @@ fn the_blue_quad_lies_under_the_controls_panel() {
 #[test]
 #[ignore = "opens a window: run under xvfb-run -a cargo test --release -- --ignored"]
 fn leaves_only_outlines_and_the_leaves_that_changed_show() {
-    const ROOT_OUTLINE: [u8; 3] = [255, 255, 255];
-    const FLASH: [u8; 3] = [255, 240, 60];
+    const ROOT_OUTLINE: [u8; 3] = rgb(palette::OUTLINE_COLORS[0]);
+    const FLASH: [u8; 3] = palette::FLASH.0;
     let whole = [0, 0, usize::MAX, usize::MAX];
     let shot_of = |outlines: &str| {
         let shot = temp_png(&format!("outlines_{outlines}.png"));
@@ -1169,13 +1176,6 @@ fn leaves_only_outlines_and_the_leaves_that_changed_show() {
     assert_eq!(count_in(&off, FLASH, whole), 0);
 }
 
-/// The value of the `name: value unit` line `name`.
-fn value_of(stdout: &str, name: &str) -> Option<f64> {
-    let prefix = format!("{name}: ");
-    let line = stdout.lines().find(|l| l.starts_with(&prefix))?;
-    line[prefix.len()..].split_whitespace().next()?.parse().ok()
-}
-
 /// A windowed ramp adds particles until its frames miss the budget for a second (or the
 /// scripted run's frames run out), reports the largest count held with the curve's points,
 /// writes them, and draws the chart in the window.
@@ -1203,17 +1203,20 @@ fn a_windowed_ramp_reports_and_draws_its_curve() {
         .find_map(|l| l.strip_prefix("ramp.stopped_by: "))
         .unwrap_or_else(|| panic!("no ramp report:\n{stdout}"));
     assert!(["budget", "frames"].contains(&stopped_by), "{stdout}");
-    let max = value_of(&stdout, "ramp.max_particles").expect("ramp.max_particles");
-    let miss_above = value_of(&stdout, "ramp.miss_above").unwrap();
+    let max = report::number(&stdout, "ramp.max_particles").expect("ramp.max_particles");
+    let miss_above = report::number(&stdout, "ramp.miss_above").unwrap();
     let points: Vec<(f64, f64, f64)> = (0..)
         .map_while(|i| {
-            let n = value_of(&stdout, &format!("ramp.point.{i}.particles"))?;
-            let frame = value_of(&stdout, &format!("ramp.point.{i}.frame"))?;
-            let draw = value_of(&stdout, &format!("ramp.point.{i}.draw"))?;
+            let n = report::number(&stdout, &format!("ramp.point.{i}.particles"))?;
+            let frame = report::number(&stdout, &format!("ramp.point.{i}.frame"))?;
+            let draw = report::number(&stdout, &format!("ramp.point.{i}.draw"))?;
             Some((n, frame, draw))
         })
         .collect();
-    assert_eq!(value_of(&stdout, "ramp.points"), Some(points.len() as f64));
+    assert_eq!(
+        report::number(&stdout, "ramp.points"),
+        Some(points.len() as f64)
+    );
     // A budget stop is two slow seconds in a row, the last two points; no two before them.
     if stopped_by == "budget" {
         let (before, last_two) = points.split_at(points.len().saturating_sub(2));
@@ -1362,12 +1365,7 @@ fn the_help_hides_the_panel_and_covers_what_lies_under_it() {
 
 /// The value after `name: ` on the line that starts with it.
 fn line_value<'a>(stdout: &'a str, name: &str) -> &'a str {
-    let prefix = format!("{name}: ");
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with(&prefix))
-        .unwrap_or_else(|| panic!("no {name} in:\n{stdout}"));
-    line[prefix.len()..].split_whitespace().next().unwrap()
+    report::value(stdout, name).unwrap_or_else(|| panic!("no {name} in:\n{stdout}"))
 }
 
 /// A scripted window run repeats: held spawn keys spawn per simulated step, not by the

@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod files;
 pub mod panel_controls;
+pub mod report;
 pub mod startup;
 
 use clap::ValueEnum;
