@@ -147,6 +147,8 @@ pub struct App {
     /// Whether "the world is full" was said since the last spawn that fitted: said once per
     /// change, not every frame a key is held at the cap.
     said_full: bool,
+    /// Whether "held spawn keys stopped" was said since the count was last below the stop.
+    said_stop: bool,
     /// The last cursor position while the middle button pans.
     pan_from: Option<(f32, f32)>,
     message: Message,
@@ -204,6 +206,7 @@ impl App {
             debt: SpawnDebt::default(),
             held: Held::default(),
             said_full: false,
+            said_stop: false,
             pan_from: None,
             message: Message::default(),
             clock,
@@ -525,6 +528,7 @@ impl App {
             ));
         } else {
             self.stop_at = n;
+            self.said_stop = false;
             match n {
                 0 => self.say(format_args!("held spawn keys stop at the cap ({cap})")),
                 _ => self.say(format_args!("held spawn keys stop at {n} particles")),
@@ -662,11 +666,21 @@ impl App {
     /// Spawns `n` of a held input's particles, or as many as reach the panel's stop
     /// count.
     fn spawn_held_part(&mut self, n: usize, at: Option<(f32, f32)>) {
-        let n = match self.stop_at {
-            0 => n,
-            stop => n.min(stop.saturating_sub(self.sim.get().len())),
-        };
-        self.spawn(n, at);
+        let stop = self.stop_at;
+        let room = stop.saturating_sub(self.sim.get().len());
+        if stop == 0 || n <= room {
+            self.spawn(n, at);
+            self.said_stop &= self.sim.get().len() >= stop;
+            return;
+        }
+        self.spawn(room, at);
+        // Said once while the keys are held at the stop, as "the world is full" is.
+        if !self.said_stop {
+            self.said_stop = true;
+            self.say(format_args!(
+                "held spawn keys stopped at {stop} particles (the panel's \"held: stop at\")"
+            ));
+        }
     }
 
     /// A right-click at world `(x, y)`: see [`Probe::click`]. Prints the report.
@@ -1167,16 +1181,24 @@ mod tests {
         assert_eq!(app.sim().len(), 1234);
         assert_eq!(app.message(), Some("spawned 1234: 1234 particles"));
         set(&mut app, "stop=3001");
+        let mut said = 0;
         for _ in 0..40 {
             press(&mut app, Action::SpawnFlood);
             press(&mut app, Action::SpawnTrickle);
+            let was = app.said_stop;
             app.update();
+            said += usize::from(!was && app.said_stop);
         }
         assert_eq!(
             app.sim().len(),
             3001,
             "6,300 a second for 40 steps, stopped"
         );
+        assert_eq!(
+            app.message(),
+            Some("held spawn keys stopped at 3001 particles (the panel's \"held: stop at\")")
+        );
+        assert_eq!(said, 1, "said once, not each step held at the stop");
         // A real-time frame of four steps stops there too.
         set(&mut app, "stop=3300");
         press(&mut app, Action::SpawnFlood);
