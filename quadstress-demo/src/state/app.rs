@@ -492,11 +492,11 @@ impl App {
     pub fn spawn_count_now(&mut self) {
         let n = self.spawn_count;
         let (len, cap) = (self.sim.get().len(), self.sim.get().config().max_particles);
-        if n > cap - len.min(cap) {
+        let room = cap.saturating_sub(len);
+        if n > room {
             self.say(format_args!(
-                "spawn {n} refused: room for {} more (this world holds {cap}; \
-                 the world scale makes room)",
-                cap - len.min(cap)
+                "spawn {n} refused: room for {room} more (this world holds {cap}; \
+                 the world scale makes room)"
             ));
         } else {
             self.spawn(n, None);
@@ -516,6 +516,9 @@ impl App {
             ));
         } else {
             self.spawn_count = n;
+            self.say(format_args!(
+                "spawn count: {n} (the panel's \"spawn the count\")"
+            ));
         }
     }
 
