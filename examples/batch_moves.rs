@@ -16,7 +16,8 @@
 use std::time::Instant;
 
 use quadstress::{
-    oracle, BatchError, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, UpdateWorkspace,
+    oracle, BatchError, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, Shape,
+    UpdateWorkspace,
 };
 // The workspace's seeded generator (a dev-dependency): the same boxes on every machine.
 use quadstress_testkit::TestRng;
@@ -114,7 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let refused = tree.update_many(&ids, bad, &mut moves);
         let expected = BatchError {
             index: 7,
-            error: QuadtreeError::NonFinite,
+            error: QuadtreeError::NonFinite(Shape::Rect(bad(7))),
         };
         assert_eq!(refused, Err(expected));
         println!("a batch with a NaN at move 7 was refused: {}", expected);

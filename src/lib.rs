@@ -65,6 +65,6 @@ pub use quadtree::PairWorkspace;
 pub use quadtree::{
     BatchError, CollidingWith, Config, InCircle, InRect, InvariantError, ItemError, ItemId,
     ItemMut, ItemRef, Iter, IterMut, NodeInfo, NodeItems, Nodes, Placement, Quadtree,
-    QuadtreeError, QueryCounts, Rect, TreeStats, UpdateWorkspace, VisitResult, MAX_DEPTH,
+    QuadtreeError, QueryCounts, Rect, Shape, TreeStats, UpdateWorkspace, VisitResult, MAX_DEPTH,
     MAX_ITEMS, MAX_LEAF_CAPACITY,
 };

@@ -3,7 +3,7 @@
 use std::ops::ControlFlow;
 
 use quadstress::{
-    oracle, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, MAX_DEPTH, MAX_ITEMS,
+    oracle, Config, ItemId, Placement, Quadtree, QuadtreeError, Rect, Shape, MAX_DEPTH, MAX_ITEMS,
     MAX_LEAF_CAPACITY,
 };
 use quadstress_testkit::TestRng;
@@ -44,11 +44,13 @@ fn bad_rects() -> Vec<(Rect, QuadtreeError)> {
         for k in 0..4 {
             let mut c = [1.0f32, 1.0, 2.0, 2.0];
             c[k] = bad;
-            v.push((Rect::new(c[0], c[1], c[2], c[3]), QuadtreeError::NonFinite));
+            let r = Rect::new(c[0], c[1], c[2], c[3]);
+            v.push((r, QuadtreeError::NonFinite(Shape::Rect(r))));
         }
     }
-    v.push((Rect::new(3.0, 1.0, 2.0, 2.0), QuadtreeError::Inverted));
-    v.push((Rect::new(1.0, 3.0, 2.0, 2.0), QuadtreeError::Inverted));
+    for r in [Rect::new(3.0, 1.0, 2.0, 2.0), Rect::new(1.0, 3.0, 2.0, 2.0)] {
+        v.push((r, QuadtreeError::Inverted(r)));
+    }
     v
 }
 
@@ -77,30 +79,23 @@ fn bad_points_and_radii_are_refused() {
     let mut out = Vec::new();
     let mut near = Vec::new();
     for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
-        assert_eq!(
-            tree.query_at_point(bad, 1.0, &mut out),
-            Err(QuadtreeError::NonFinite)
-        );
-        assert_eq!(
-            tree.query_at_point(1.0, bad, &mut out),
-            Err(QuadtreeError::NonFinite)
-        );
+        let point = |x, y| Err(QuadtreeError::NonFinite(Shape::Point { x, y }));
+        let circle = |x, y, r| Err(QuadtreeError::NonFinite(Shape::Circle { x, y, r }));
+        assert_eq!(tree.query_at_point(bad, 1.0, &mut out), point(bad, 1.0));
+        assert_eq!(tree.query_at_point(1.0, bad, &mut out), point(1.0, bad));
         assert_eq!(
             tree.query_in_circle(bad, 1.0, 1.0, &mut out),
-            Err(QuadtreeError::NonFinite)
+            circle(bad, 1.0, 1.0)
         );
         assert_eq!(
             tree.query_in_circle(1.0, 1.0, bad, &mut out),
-            Err(QuadtreeError::NonFinite)
+            circle(1.0, 1.0, bad)
         );
-        assert_eq!(
-            tree.query_nearest(1.0, bad, 3, &mut near),
-            Err(QuadtreeError::NonFinite)
-        );
+        assert_eq!(tree.query_nearest(1.0, bad, 3, &mut near), point(1.0, bad));
     }
     assert_eq!(
         tree.query_in_circle(1.0, 1.0, -1.0, &mut out),
-        Err(QuadtreeError::NegativeRadius)
+        Err(QuadtreeError::NegativeRadius(-1.0))
     );
     assert!(out.is_empty());
     // A finite centre and radius whose bounding box overflows f32 is a valid query.
@@ -141,7 +136,7 @@ fn absurd_settings_are_refused() {
     ] {
         assert_eq!(
             Quadtree::<u32>::new(world).unwrap_err(),
-            QuadtreeError::InvalidWorld
+            QuadtreeError::InvalidWorld(world)
         );
     }
     // The deepest allowed depth works.
@@ -707,11 +702,15 @@ fn circle_queries_near_f32_max_are_answered() {
     // Only what the docs name is refused.
     assert_eq!(
         tree.query_in_circle(0.0, 0.0, f32::INFINITY, &mut out),
-        Err(QuadtreeError::NonFinite)
+        Err(QuadtreeError::NonFinite(Shape::Circle {
+            x: 0.0,
+            y: 0.0,
+            r: f32::INFINITY
+        }))
     );
     assert_eq!(
         tree.query_in_circle(0.0, 0.0, -1.0, &mut out),
-        Err(QuadtreeError::NegativeRadius)
+        Err(QuadtreeError::NegativeRadius(-1.0))
     );
     let mut near = Vec::new();
     tree.query_nearest(f32::MAX, f32::MAX, 4, &mut near)
@@ -772,7 +771,7 @@ fn worlds_too_wide_or_too_small_for_f32_are_refused() {
     ] {
         assert_eq!(
             Quadtree::<()>::new(world).unwrap_err(),
-            QuadtreeError::InvalidWorld,
+            QuadtreeError::InvalidWorld(world),
             "{world:?}"
         );
     }
@@ -989,7 +988,7 @@ fn a_failed_or_panicking_bulk_insert_leaves_ids_as_they_were() {
         };
         let inverted = Err(quadstress::BatchError {
             index: at,
-            error: QuadtreeError::Inverted,
+            error: QuadtreeError::Inverted(Rect::new(1.0, 0.0, 0.0, 1.0)),
         });
         let refused = tree.insert_many((0..n).map(|i| (bad(i), i as u32)), &mut ids);
         assert_eq!(refused, inverted);

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use quadstress::{
     oracle, BatchError, Config, ItemError, ItemId, ItemRef, Placement, Quadtree, QuadtreeError,
-    Rect,
+    Rect, Shape,
 };
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 100.0, 80.0);
@@ -839,7 +839,12 @@ fn run_case(
                     if bad {
                         let refused = BatchError {
                             index: at_bad,
-                            error: QuadtreeError::NonFinite,
+                            error: QuadtreeError::NonFinite(Shape::Rect(Rect::new(
+                                f32::NAN,
+                                0.0,
+                                1.0,
+                                1.0,
+                            ))),
                         };
                         prop_assert_eq!(result, Err(refused));
                         prop_assert!(ids.is_empty());
@@ -919,7 +924,11 @@ fn run_case(
                     let before = layout(&tree);
                     let done = all_update(&mut tree, &new_rect, threads)?;
                     if refused.is_some() {
-                        prop_assert_eq!(done.map_err(|e| e.error), Err(QuadtreeError::NonFinite));
+                        let nan = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+                        prop_assert_eq!(
+                            done.map_err(|e| e.error),
+                            Err(QuadtreeError::NonFinite(Shape::Rect(nan)))
+                        );
                         prop_assert_eq!(layout(&tree), before, "a refused walk changed the tree");
                     } else {
                         prop_assert!(done.is_ok());

@@ -6,7 +6,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use quadstress::{
     BatchError, Config, ItemError, ItemId, PairWorkspace, Placement, Quadtree, QuadtreeError, Rect,
-    UpdateWorkspace, MAX_DEPTH, MAX_ITEMS,
+    Shape, UpdateWorkspace, MAX_DEPTH, MAX_ITEMS,
 };
 use quadstress_fuzz::{layout, world_is_valid, Num, WorldSpec, R};
 use quadstress_testkit::brute::pairs_where;
@@ -110,7 +110,11 @@ fuzz_target!(|input: Input| {
     let n = room(input.room.0, input.room.1, 0);
     let made = Quadtree::<u32>::with_capacity(world, cfg, n);
     if !world_is_valid(&world) {
-        assert_eq!(made.unwrap_err(), QuadtreeError::InvalidWorld, "{world:?}");
+        assert_eq!(
+            made.unwrap_err(),
+            QuadtreeError::InvalidWorld(world),
+            "{world:?}"
+        );
         return;
     }
     let mut tree = match made {
@@ -403,7 +407,7 @@ fuzz_target!(|input: Input| {
                 if !(x.is_finite() && y.is_finite()) {
                     assert_eq!(
                         tree.query_at_point(x, y, &mut out),
-                        Err(QuadtreeError::NonFinite)
+                        Err(QuadtreeError::NonFinite(Shape::Point { x, y }))
                     );
                     continue;
                 }
@@ -422,9 +426,10 @@ fuzz_target!(|input: Input| {
                 let mut out = Vec::new();
                 let got = tree.query_in_circle(x, y, r, &mut out);
                 if !(x.is_finite() && y.is_finite() && r.is_finite()) {
-                    assert_eq!(got, Err(QuadtreeError::NonFinite));
+                    let circle = Shape::Circle { x, y, r };
+                    assert_eq!(got, Err(QuadtreeError::NonFinite(circle)));
                 } else if r < 0.0 {
-                    assert_eq!(got, Err(QuadtreeError::NegativeRadius));
+                    assert_eq!(got, Err(QuadtreeError::NegativeRadius(r)));
                 } else {
                     got.unwrap();
                     let rr = r as f64 * r as f64;
@@ -448,7 +453,7 @@ fuzz_target!(|input: Input| {
                 if !(x.is_finite() && y.is_finite()) {
                     assert_eq!(
                         tree.query_nearest(x, y, k, &mut out),
-                        Err(QuadtreeError::NonFinite)
+                        Err(QuadtreeError::NonFinite(Shape::Point { x, y }))
                     );
                     continue;
                 }
@@ -505,10 +510,10 @@ fuzz_target!(|input: Input| {
                 let mut got = Vec::new();
                 tree.query_pairs(&mut got);
                 // By slot: see `sorted`.
-                let by_slot = |a: ItemId, b: ItemId| {
-                    (a.index().min(b.index()), a.index().max(b.index()))
-                };
-                let mut got: Vec<(u32, u32)> = got.into_iter().map(|(a, b)| by_slot(a, b)).collect();
+                let by_slot =
+                    |a: ItemId, b: ItemId| (a.index().min(b.index()), a.index().max(b.index()));
+                let mut got: Vec<(u32, u32)> =
+                    got.into_iter().map(|(a, b)| by_slot(a, b)).collect();
                 got.sort_unstable();
                 let mut want: Vec<(u32, u32)> = pairs_where(&model, |a, b| intersects(&a.1, &b.1))
                     .into_iter()

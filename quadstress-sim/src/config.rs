@@ -232,10 +232,11 @@ impl std::error::Error for SimError {
     ///
     /// ```
     /// use std::error::Error;
-    /// use quadstress::QuadtreeError;
+    /// use quadstress::{QuadtreeError, Rect};
     /// use quadstress_sim::SimError;
-    /// let e = SimError::from(QuadtreeError::NonFinite);
-    /// assert_eq!(e.source().unwrap().to_string(), QuadtreeError::NonFinite.to_string());
+    /// let tree_error = QuadtreeError::Inverted(Rect::new(1.0, 0.0, 0.0, 1.0));
+    /// let e = SimError::from(tree_error);
+    /// assert_eq!(e.source().unwrap().to_string(), tree_error.to_string());
     /// assert!(SimError::NonFinite.source().is_none());
     /// ```
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {

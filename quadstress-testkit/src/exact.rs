@@ -2,7 +2,7 @@
 //! uses block tests, cell mappings and rounding-aware bounds): the checks compare the tree's
 //! answers with these. Distances are exact: `f64` holds every difference and square of `f32`s.
 
-use quadstress::{QuadtreeError, Rect};
+use quadstress::{QuadtreeError, Rect, Shape};
 
 /// Whether two closed rectangles intersect (touching counts).
 pub fn intersects(a: &Rect, b: &Rect) -> bool {
@@ -29,9 +29,9 @@ pub fn rect_error(r: &Rect) -> Option<QuadtreeError> {
         .iter()
         .all(|v| v.is_finite());
     if !finite {
-        Some(QuadtreeError::NonFinite)
+        Some(QuadtreeError::NonFinite(Shape::Rect(*r)))
     } else if r.min_x > r.max_x || r.min_y > r.max_y {
-        Some(QuadtreeError::Inverted)
+        Some(QuadtreeError::Inverted(*r))
     } else {
         None
     }
@@ -59,14 +59,20 @@ mod tests {
         }
         assert_eq!(distance_squared(&a, 5.0, 6.0), 25.0);
         assert_eq!(distance_squared(&a, 1.0, 1.0), 0.0);
-        assert_eq!(
+        for r in [
+            Rect::new(1.0, 0.0, 0.0, 1.0),
+            Rect::new(f32::NAN, 0.0, 0.0, 1.0),
+        ] {
+            assert_eq!(rect_error(&r), r.check().err(), "{r:?}");
+        }
+        assert!(matches!(
             rect_error(&Rect::new(1.0, 0.0, 0.0, 1.0)),
-            Some(QuadtreeError::Inverted)
-        );
-        assert_eq!(
+            Some(QuadtreeError::Inverted(_))
+        ));
+        assert!(matches!(
             rect_error(&Rect::new(f32::NAN, 0.0, 0.0, 1.0)),
-            Some(QuadtreeError::NonFinite)
-        );
+            Some(QuadtreeError::NonFinite(_))
+        ));
         assert_eq!(rect_error(&a), None);
     }
 }

@@ -250,7 +250,7 @@ impl<T> Quadtree<T> {
     /// unchanged then, as they are if the iterator panics.
     ///
     /// ```
-    /// use quadstress::{BatchError, Quadtree, QuadtreeError, Rect};
+    /// use quadstress::{BatchError, Quadtree, QuadtreeError, Rect, Shape};
     /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
     /// let mut ids = Vec::new();
     /// let items = (0..1000).map(|i| (Rect::from_min_size((i % 100) as f32, (i / 10) as f32, 0.5, 0.5), i));
@@ -260,7 +260,7 @@ impl<T> Quadtree<T> {
     /// assert!(tree.validate().is_ok());
     ///
     /// let bad = [(Rect::new(0.0, 0.0, 1.0, 1.0), 1), (Rect::new(f32::NAN, 0.0, 1.0, 1.0), 2)];
-    /// let refused = BatchError { index: 1, error: QuadtreeError::NonFinite };
+    /// let refused = BatchError { index: 1, error: QuadtreeError::NonFinite(Shape::Rect(bad[1].0)) };
     /// assert_eq!(tree.insert_many(bad, &mut ids), Err(refused));
     /// assert_eq!((tree.len(), ids.len()), (1000, 1000));
     /// ```
@@ -842,7 +842,7 @@ fn group_moving<T>(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::quadtree::{Config, Placement, MAX_DEPTH};
+    use crate::quadtree::{Config, Placement, Shape, MAX_DEPTH};
 
     /// Rectangles of every kind a build meets: small ones spread and crowded, large ones,
     /// ones on the centre lines, ones partly or wholly outside the world, points.
@@ -1044,7 +1044,7 @@ pub(super) mod tests {
             tree.insert_many(bad, &mut ids),
             Err(BatchError {
                 index: 399,
-                error: QuadtreeError::NonFinite
+                error: QuadtreeError::NonFinite(Shape::Rect(Rect::new(f32::NAN, 0.0, 1.0, 1.0)))
             })
         );
         assert_eq!((tree.len(), &ids), (len, &kept));

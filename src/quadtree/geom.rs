@@ -1,6 +1,6 @@
 //! Axis-aligned rectangles: the only shape the tree stores.
 
-use super::QuadtreeError;
+use super::{QuadtreeError, Shape};
 
 /// A closed axis-aligned rectangle `[min_x, max_x] x [min_y, max_y]`.
 ///
@@ -28,19 +28,29 @@ pub struct Rect {
 }
 
 impl Rect {
-    /// A rectangle from its two corners: the smaller coordinates (`min_x`, `min_y`), then the
-    /// larger (`max_x`, `max_y`). Not a corner and a size: that is
-    /// [`from_min_size`](Self::from_min_size), and a centre with half extents is
-    /// [`from_center`](Self::from_center). Nothing is checked here: the tree checks every
-    /// rectangle it is given (see [`Rect::check`]), and refuses one whose max is below its
-    /// min as [`QuadtreeError::Inverted`](crate::QuadtreeError::Inverted).
+    /// A rectangle from its two corners, **min and max**: the smaller coordinates (`min_x`,
+    /// `min_y`, the top-left), then the larger (`max_x`, `max_y`, the bottom-right).
+    ///
+    /// The three constructors take three conventions:
+    /// - `new(min_x, min_y, max_x, max_y)`: two corners;
+    /// - [`from_min_size(x, y, width, height)`](Self::from_min_size): a corner and the
+    ///   **width and height**;
+    /// - [`from_center(cx, cy, half_w, half_h)`](Self::from_center): the centre and the
+    ///   **half extents** (half the width, half the height).
+    ///
+    /// Nothing is checked here: the tree checks every rectangle it is given (see
+    /// [`Rect::check`]), and refuses one whose max is below its min as
+    /// [`QuadtreeError::Inverted`](crate::QuadtreeError::Inverted), which names its corners.
     ///
     /// ```
     /// use quadstress::{QuadtreeError, Rect};
     /// let r = Rect::new(1.0, 2.0, 4.0, 6.0);
     /// assert_eq!((r.width(), r.height()), (3.0, 4.0));
-    /// // A corner and a size given to `new` make an inverted rectangle.
-    /// assert_eq!(Rect::new(100.0, 100.0, 8.0, 8.0).check(), Err(QuadtreeError::Inverted));
+    /// // A corner and a size given to `new` make an inverted rectangle, and the error says so.
+    /// let wrong = Rect::new(100.0, 100.0, 8.0, 8.0);
+    /// let err = wrong.check().unwrap_err();
+    /// assert_eq!(err, QuadtreeError::Inverted(wrong));
+    /// assert!(err.to_string().starts_with("rectangle with min (100, 100) and max (8, 8) is inverted"));
     /// assert_eq!(Rect::from_min_size(100.0, 100.0, 8.0, 8.0), Rect::new(100.0, 100.0, 108.0, 108.0));
     /// ```
     pub const fn new(min_x: f32, min_y: f32, max_x: f32, max_y: f32) -> Self {
@@ -53,22 +63,26 @@ impl Rect {
     }
 
     /// A rectangle from its corner of smaller coordinates (`x`, `y`, the top-left) and its
-    /// width and height (not the other corner: that is [`new`](Self::new)).
+    /// **width and height** (not the other corner: that is [`new`](Self::new); nor half
+    /// extents: that is [`from_center`](Self::from_center)).
     ///
     /// ```
-    /// let r = quadstress::Rect::from_min_size(10.0, 20.0, 8.0, 8.0);
-    /// assert_eq!(r, quadstress::Rect::new(10.0, 20.0, 18.0, 28.0));
+    /// let r = quadstress::Rect::from_min_size(10.0, 20.0, 8.0, 4.0);
+    /// assert_eq!(r, quadstress::Rect::new(10.0, 20.0, 18.0, 24.0));
+    /// assert_eq!((r.width(), r.height()), (8.0, 4.0));
     /// ```
     pub fn from_min_size(x: f32, y: f32, width: f32, height: f32) -> Self {
         Rect::new(x, y, x + width, y + height)
     }
 
-    /// A rectangle from its centre and its half extents: half the width and half the height
-    /// (not the whole width and height).
+    /// A rectangle from its centre and its **half extents**: half the width and half the
+    /// height (not the whole width and height: that is [`from_min_size`](Self::from_min_size)
+    /// from a corner; nor two corners: that is [`new`](Self::new)).
     ///
     /// ```
     /// let r = quadstress::Rect::from_center(5.0, 5.0, 1.0, 2.0);
     /// assert_eq!(r, quadstress::Rect::new(4.0, 3.0, 6.0, 7.0));
+    /// assert_eq!((r.width(), r.height()), (2.0, 4.0)); // twice the half extents
     /// ```
     pub fn from_center(cx: f32, cy: f32, half_w: f32, half_h: f32) -> Self {
         Rect::new(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
@@ -227,13 +241,16 @@ impl Rect {
     ///
     /// # Errors
     /// [`QuadtreeError::NonFinite`] for a NaN or infinite coordinate,
-    /// [`QuadtreeError::Inverted`] when `min_x > max_x` or `min_y > max_y`.
+    /// [`QuadtreeError::Inverted`] when `min_x > max_x` or `min_y > max_y`; each holds the
+    /// rectangle.
     ///
     /// ```
-    /// use quadstress::{QuadtreeError, Rect};
+    /// use quadstress::{QuadtreeError, Rect, Shape};
     /// assert!(Rect::new(0.0, 0.0, 1.0, 1.0).check().is_ok());
-    /// assert_eq!(Rect::new(f32::NAN, 0.0, 1.0, 1.0).check(), Err(QuadtreeError::NonFinite));
-    /// assert_eq!(Rect::new(2.0, 0.0, 1.0, 1.0).check(), Err(QuadtreeError::Inverted));
+    /// let nan = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+    /// assert_eq!(nan.check(), Err(QuadtreeError::NonFinite(Shape::Rect(nan))));
+    /// let inverted = Rect::new(2.0, 0.0, 1.0, 1.0);
+    /// assert_eq!(inverted.check(), Err(QuadtreeError::Inverted(inverted)));
     /// ```
     pub fn check(&self) -> Result<(), QuadtreeError> {
         let finite = self.min_x.is_finite()
@@ -241,9 +258,9 @@ impl Rect {
             && self.max_x.is_finite()
             && self.max_y.is_finite();
         if !finite {
-            Err(QuadtreeError::NonFinite)
+            Err(QuadtreeError::NonFinite(Shape::Rect(*self)))
         } else if self.min_x > self.max_x || self.min_y > self.max_y {
-            Err(QuadtreeError::Inverted)
+            Err(QuadtreeError::Inverted(*self))
         } else {
             Ok(())
         }

@@ -181,7 +181,7 @@ use placement::{CellRange, Grid};
 use slots::{Entry, Slot, SlotKey, SlotTable, TreeId, RETIRED};
 
 pub use config::{Config, Placement, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY};
-pub use error::QuadtreeError;
+pub use error::{QuadtreeError, Shape};
 pub use geom::Rect;
 pub use inspect::{Iter, NodeInfo, NodeItems, Nodes, TreeStats};
 #[cfg(feature = "rayon")]

@@ -76,7 +76,7 @@ impl<T: Send + Sync> Quadtree<T> {
     ///
     /// let bad = |i: usize| if i == 7 { Rect::new(2.0, 0.0, 1.0, 1.0) } else { rect_of(i) };
     /// let refused = pool.install(|| parallel.par_insert_many(10, bad, |i| i, &mut par_ids));
-    /// assert_eq!(refused, Err(BatchError { index: 7, error: QuadtreeError::Inverted }));
+    /// assert_eq!(refused, Err(BatchError { index: 7, error: QuadtreeError::Inverted(bad(7)) }));
     /// assert_eq!((parallel.len(), par_ids.len()), (1000, 1000));
     /// ```
     pub fn par_insert_many<R, V>(
@@ -452,7 +452,7 @@ mod tests {
         let r = pool.install(|| tree.par_insert_many(40_000, bad, |i| i as u32, &mut ids));
         let inverted = BatchError {
             index: 20_000,
-            error: QuadtreeError::Inverted,
+            error: QuadtreeError::Inverted(Rect::new(1.0, 0.0, 0.0, 1.0)),
         };
         assert_eq!(r, Err(inverted));
         let r = pool.install(|| tree.par_insert_many(usize::MAX, bad, |i| i as u32, &mut ids));

@@ -9,7 +9,7 @@ use super::geom::{f32_at_or_above, f32_at_or_below};
 use super::select::{InCircleSelection, InRectSelection, Selection};
 use super::{
     traverse::NodeStack, CellRange, ItemId, ItemList, ItemRef, Node, NodeInfo, Quadtree,
-    QuadtreeError, Rect, VisitResult, NULL,
+    QuadtreeError, Rect, Shape, VisitResult, NULL,
 };
 
 /// The work a query did, from its `_counting` form
@@ -30,7 +30,7 @@ pub(super) fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
     if x.is_finite() && y.is_finite() {
         Ok(())
     } else {
-        Err(QuadtreeError::NonFinite)
+        Err(QuadtreeError::NonFinite(Shape::Point { x, y }))
     }
 }
 
@@ -43,12 +43,11 @@ pub(super) fn check_point(x: f32, y: f32) -> Result<(), QuadtreeError> {
 /// an item a hair (2^-53 of the radius) inside: the box reaches 2^-50 of the radius further to
 /// keep such items.
 pub(super) fn circle_bounds(x: f32, y: f32, r: f32) -> Result<Rect, QuadtreeError> {
-    check_point(x, y)?;
-    if !r.is_finite() {
-        return Err(QuadtreeError::NonFinite);
+    if !(x.is_finite() && y.is_finite() && r.is_finite()) {
+        return Err(QuadtreeError::NonFinite(Shape::Circle { x, y, r }));
     }
     if r < 0.0 {
-        return Err(QuadtreeError::NegativeRadius);
+        return Err(QuadtreeError::NegativeRadius(r));
     }
     let (xd, yd) = (x as f64, y as f64);
     let reach = r as f64 * (1.0 + f64::EPSILON * 8.0);

@@ -18,7 +18,9 @@ impl<T> Quadtree<T> {
     /// use quadstress::{Quadtree, QuadtreeError, Rect};
     /// assert!(Quadtree::<()>::new(Rect::new(0.0, 0.0, 800.0, 600.0)).is_ok());
     /// let flat = Quadtree::<()>::new(Rect::new(0.0, 0.0, 800.0, 0.0));
-    /// assert_eq!(flat.unwrap_err(), QuadtreeError::InvalidWorld);
+    /// let err = flat.unwrap_err();
+    /// assert_eq!(err, QuadtreeError::InvalidWorld(Rect::new(0.0, 0.0, 800.0, 0.0)));
+    /// assert!(err.to_string().contains("min (0, 0) and max (800, 0) has no area"));
     /// ```
     pub fn new(world: Rect) -> Result<Self, QuadtreeError> {
         Self::with_config(world, Config::default())
@@ -46,7 +48,7 @@ impl<T> Quadtree<T> {
         let finest = (1u32 << MAX_DEPTH) as f32;
         let usable = |side: f32| side > 0.0 && side.is_finite() && (finest / side).is_finite();
         if world.check().is_err() || !usable(world.width()) || !usable(world.height()) {
-            return Err(QuadtreeError::InvalidWorld);
+            return Err(QuadtreeError::InvalidWorld(world));
         }
         config.check()?;
         let tree = TreeId::next().ok_or(QuadtreeError::Full)?;
@@ -279,7 +281,8 @@ impl<T> Quadtree<T> {
     /// let id = tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), ()).unwrap();
     /// tree.update(id, Rect::new(90.0, 90.0, 91.0, 91.0)).unwrap();
     /// assert_eq!(tree.rect(id), Some(Rect::new(90.0, 90.0, 91.0, 91.0)));
-    /// assert_eq!(tree.update(id, Rect::new(3.0, 0.0, 1.0, 1.0)), Err(QuadtreeError::Inverted));
+    /// let inverted = Rect::new(3.0, 0.0, 1.0, 1.0);
+    /// assert_eq!(tree.update(id, inverted), Err(QuadtreeError::Inverted(inverted)));
     /// ```
     pub fn update(&mut self, id: ItemId, rect: Rect) -> Result<(), QuadtreeError> {
         // The common case first: a valid rectangle that keeps its item's node and group is

@@ -174,7 +174,8 @@ impl<T> Quadtree<T> {
     /// assert_eq!(tree.rect(ids[0]), Some(Rect::from_min_size(99.0, 9.0, 0.5, 0.5)));
     ///
     /// let bad = tree.update_all(|item| Rect::new(1.0, 0.0, 0.0, 1.0), &mut ws);
-    /// assert_eq!(bad.map_err(|e| e.error), Err(QuadtreeError::Inverted));
+    /// let inverted = QuadtreeError::Inverted(Rect::new(1.0, 0.0, 0.0, 1.0));
+    /// assert_eq!(bad.map_err(|e| e.error), Err(inverted));
     /// assert_eq!(tree.rect(ids[0]), Some(Rect::from_min_size(99.0, 9.0, 0.5, 0.5)));
     /// assert!(tree.validate().is_ok());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -444,7 +445,7 @@ impl<T: Send + Sync> Quadtree<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{oracle, Config, Placement};
+    use crate::{oracle, Config, Placement, Shape};
 
     /// A tree of `n` small boxes (payload: the box's index in the model), some large ones
     /// among them so that internal nodes hold straddlers, built in bulk (sorted runs) or one
@@ -558,13 +559,12 @@ mod tests {
         let (mut tree, mut model) = tree(Placement::Exact, true, &mut rng);
         let mut ws = UpdateWorkspace::new();
         let bad = [
-            (Rect::new(f32::NAN, 0.0, 1.0, 1.0), QuadtreeError::NonFinite),
-            (
-                Rect::new(0.0, 0.0, f32::INFINITY, 1.0),
-                QuadtreeError::NonFinite,
-            ),
-            (Rect::new(3.0, 0.0, 1.0, 1.0), QuadtreeError::Inverted),
-        ];
+            Rect::new(f32::NAN, 0.0, 1.0, 1.0),
+            Rect::new(0.0, 0.0, f32::INFINITY, 1.0),
+        ]
+        .map(|r| (r, QuadtreeError::NonFinite(Shape::Rect(r))))
+        .into_iter()
+        .chain([Rect::new(3.0, 0.0, 1.0, 1.0)].map(|r| (r, QuadtreeError::Inverted(r))));
         for (k, (bad_rect, error)) in bad.into_iter().enumerate() {
             let before = layout(&tree);
             next_rects(&mut model, &mut rng);

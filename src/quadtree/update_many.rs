@@ -190,7 +190,8 @@ impl<T> Quadtree<T> {
     /// assert_eq!(tree.rect(ids[0]), Some(Rect::from_min_size(99.0, 9.0, 0.5, 0.5)));
     ///
     /// let bad = tree.update_many(&ids, |i| Rect::new(i as f32, 0.0, 0.0, 1.0), &mut ws);
-    /// assert_eq!(bad, Err(BatchError { index: 1, error: QuadtreeError::Inverted }));
+    /// let inverted = QuadtreeError::Inverted(Rect::new(1.0, 0.0, 0.0, 1.0));
+    /// assert_eq!(bad, Err(BatchError { index: 1, error: inverted }));
     /// assert!(tree.validate().is_ok());
     /// # Ok::<(), quadstress::QuadtreeError>(())
     /// ```
@@ -432,7 +433,8 @@ impl<T: Send + Sync> Quadtree<T> {
     ///     .unwrap();
     /// assert_eq!(tree.rect(ids[7]), Some(Rect::from_min_size(7.0, 50.0, 0.5, 0.5)));
     /// let bad = tree.par_update_many(&ids, |i| Rect::new(i as f32, 0.0, 0.0, 1.0), &mut ws);
-    /// assert_eq!(bad, Err(BatchError { index: 1, error: QuadtreeError::Inverted }));
+    /// let inverted = QuadtreeError::Inverted(Rect::new(1.0, 0.0, 0.0, 1.0));
+    /// assert_eq!(bad, Err(BatchError { index: 1, error: inverted }));
     /// assert!(tree.validate().is_ok());
     /// ```
     pub fn par_update_many<F>(
@@ -510,7 +512,7 @@ fn holds_stamps(first: usize, ids: &[ItemId], stamps: &[AtomicU32]) -> bool {
 #[cfg(all(test, feature = "rayon"))]
 mod tests {
     use super::*;
-    use crate::{oracle, Config, Placement};
+    use crate::{oracle, Config, Placement, Shape};
 
     fn pool(threads: usize) -> rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new()
@@ -609,7 +611,12 @@ mod tests {
                 if refuse {
                     let expected = BatchError {
                         index: batch_len / 3,
-                        error: QuadtreeError::NonFinite,
+                        error: QuadtreeError::NonFinite(Shape::Rect(Rect::new(
+                            f32::NAN,
+                            0.0,
+                            1.0,
+                            1.0,
+                        ))),
                     };
                     assert_eq!(results[0], Err(expected));
                 } else {
