@@ -27,6 +27,8 @@
 //!
 //! ## Modules
 //! - [`Quadtree`] and its types: the tree (see its documentation for a guide).
+//! - [`design`]: how the tree is built and why: its storage, the choices behind its speed,
+//!   where it falls short, and which source file holds what.
 //! - [`oracle`]: brute-force answers to every query, the ground truth
 //!   of the crate's tests, public so that users can check their own use the same way.
 //!
@@ -59,6 +61,8 @@ struct ReadmeDoctests;
 
 pub mod oracle;
 mod quadtree;
+
+pub use quadtree::design;
 
 #[cfg(feature = "rayon")]
 pub use quadtree::PairWorkspace;

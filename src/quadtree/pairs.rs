@@ -28,8 +28,8 @@ impl<T> Quadtree<T> {
     /// Under exact placement every item sits in the smallest node containing it, so a pair is
     /// found exactly once: either both items sit in the same node, or one sits in a strict
     /// ancestor of the other's node. Each node tests the bounding box of its items against
-    /// each ancestor's list (only the band of straddlers that the box meets, see the module
-    /// docs), then its items against each ancestor item that box meets.
+    /// each ancestor's list (only the band of straddlers that the box meets, see
+    /// [`design`](crate::design)), then its items against each ancestor item that box meets.
     ///
     /// Under [`Placement::Loose`] the regions of nodes of one level overlap, so each item also
     /// looks at the neighbouring nodes of its level that its rectangle reaches, and a pair

@@ -1,10 +1,139 @@
-//! The core of [`Quadtree`]: construction, settings, insert, remove, update, clear and
-//! access by handle.
+//! The [`Quadtree`] type and its core: construction, settings, insert, remove, update, clear
+//! and access by handle.
 
 use super::{
-    bulk, CellTables, Config, Entry, Grid, ItemId, Quadtree, QuadtreeError, Rect, Slot, SlotTable,
+    bulk, CellTables, Config, Entry, Grid, ItemId, Node, QuadtreeError, Rect, Slot, SlotTable,
     TreeId, MAX_DEPTH, MAX_ITEMS,
 };
+
+/// A dynamic 2D quadtree of axis-aligned rectangles with a payload `T`.
+///
+/// Built for many moving objects (particles, bullets, units): insertion, removal and moves
+/// are O(1) apart from the occasional split or merge, and a move that stays in its node is
+/// a handful of integer operations.
+///
+/// # Usage
+/// ```
+/// use quadstress::{Quadtree, Rect};
+/// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 800.0, 600.0))?;
+/// let a = tree.insert(Rect::from_min_size(10.0, 10.0, 8.0, 8.0), "a")?;
+/// let b = tree.insert(Rect::from_min_size(15.0, 15.0, 8.0, 8.0), "b")?;
+/// tree.update(b, Rect::from_min_size(400.0, 300.0, 8.0, 8.0))?;
+///
+/// let near_origin = Rect::new(0.0, 0.0, 100.0, 100.0);
+/// let names: Vec<&str> = tree.iter_in_rect(&near_origin).map(|item| *item.value).collect();
+/// assert_eq!(names, ["a"]);
+/// let mut hits = Vec::new();
+/// tree.query_in_rect(&near_origin, &mut hits)?;
+/// assert_eq!(hits, vec![a]);
+/// assert_eq!(tree.remove(a), Some("a"));
+/// assert_eq!(tree.remove(a), None); // stale handle: nothing else is touched
+/// # Ok::<(), quadstress::QuadtreeError>(())
+/// ```
+///
+/// # Queries: one vocabulary
+/// Each query has a stem, and each stem the same forms, named by one rule:
+///
+/// | stem: what it finds | iterator `iter_*` | callback `for_each_*` | `Vec` of handles `query_*` | payloads mutable `for_each_*_mut` | with the work done `for_each_*_counting` |
+/// |---|---|---|---|---|---|
+/// | `in_rect`: items intersecting a rectangle | [`iter_in_rect`](Self::iter_in_rect) | [`for_each_in_rect`](Self::for_each_in_rect) | [`query_in_rect`](Self::query_in_rect) | [`for_each_in_rect_mut`](Self::for_each_in_rect_mut) | [`for_each_in_rect_counting`](Self::for_each_in_rect_counting) |
+/// | `at_point`: items containing a point | [`iter_at_point`](Self::iter_at_point) | [`for_each_at_point`](Self::for_each_at_point) | [`query_at_point`](Self::query_at_point) | [`for_each_at_point_mut`](Self::for_each_at_point_mut) | [`for_each_at_point_counting`](Self::for_each_at_point_counting) |
+/// | `in_circle`: items meeting a disc | [`iter_in_circle`](Self::iter_in_circle) | [`for_each_in_circle`](Self::for_each_in_circle) | [`query_in_circle`](Self::query_in_circle) | [`for_each_in_circle_mut`](Self::for_each_in_circle_mut) | [`for_each_in_circle_counting`](Self::for_each_in_circle_counting) |
+/// | `colliding_with`: the other items touching one item | [`iter_colliding_with`](Self::iter_colliding_with) | [`for_each_colliding_with`](Self::for_each_colliding_with) | [`query_colliding_with`](Self::query_colliding_with) | [`for_each_colliding_with_mut`](Self::for_each_colliding_with_mut) | [`for_each_colliding_with_counting`](Self::for_each_colliding_with_counting) |
+/// | `nearest`: the k nearest items, nearest first, with distances | none (the search ends before the first answer) | [`for_each_nearest`](Self::for_each_nearest) | [`query_nearest`](Self::query_nearest) | none | [`for_each_nearest_counting`](Self::for_each_nearest_counting) |
+/// | `pair`: every intersecting pair, once | none (the search nests walks) | [`for_each_pair`](Self::for_each_pair) | [`query_pairs`](Self::query_pairs) | none (two items at once) | [`for_each_pair_counting`](Self::for_each_pair_counting) |
+///
+/// The forms of a stem find the same items: each region stem is written once, as one
+/// selection that every form walks with, `nearest` is one search and `pair` one pair search.
+/// A handle that a clone accepts from the tree it was copied from names the same item as the
+/// clone's own handle, in every form (`colliding_with` leaves that item out either way).
+///
+/// - **Iterators** yield [`ItemRef`](crate::ItemRef)s (handle, rectangle, `&T` lent for the tree's borrow)
+///   and take no `Result`, so `.map(|item| item.value)` works at once: input the other
+///   forms refuse (a NaN or infinite coordinate, an inverted rectangle, a negative radius,
+///   a stale handle) meets no item and the iterator is empty. [`Rect::check`] tells a bad
+///   query apart from an empty answer.
+/// - **Callbacks** get the same `ItemRef`s and may return `()` to see every item, or
+///   [`ControlFlow<B>`](std::ops::ControlFlow) to stop at the first `Break(value)`
+///   ([`VisitResult`](crate::VisitResult)); the query returns the closure's type, in a `Result` when the input
+///   can be refused: `tree.for_each_in_rect(&r, |item| found.push(item.value))?`.
+///   The `_counting` forms also return the [`QueryCounts`](crate::QueryCounts) of the work done.
+/// - **`query_*`** appends to the caller's `Vec` (never clears it) and returns how many it
+///   appended; reuse the `Vec` to allocate nothing.
+/// - **Batches**: [`insert_many`](Self::insert_many) and [`update_many`](Self::update_many)
+///   are all or nothing, and their [`BatchError`](crate::BatchError) names the first refused item;
+///   [`update_all`](Self::update_all) moves every item to a rectangle computed from the item,
+///   all or nothing too, its [`ItemError`](crate::ItemError) naming the first refused item's handle.
+/// - **`par_*`** (feature `rayon`) is the parallel form of the name it prefixes
+///   (`par_insert_many`, `par_update_many`, `par_update_all`, `par_for_each_node_items`),
+///   and `par_pairs` the pair search, mapped into a `PairWorkspace` (appended, like every
+///   `out`). Each gives the same answer on any thread count.
+///
+/// No query allocates, apart from what a caller's `Vec` grows by (and `for_each_nearest`
+/// with `k` above 32). Nothing recurses: every walk keeps an explicit stack of at most
+/// `4 * MAX_DEPTH + 4` node indices on the call stack or inside the iterator.
+///
+/// # Placement
+/// Each item is stored exactly once, in the smallest existing node whose cell contains its
+/// rectangle. The level and cell are computed directly, without descending from the root:
+/// the rectangle's edges are mapped to integer cell coordinates at `max_depth`, and the
+/// highest bit set in `(x0 ^ x1) | (y0 ^ y1)` says how many levels above the bottom the two
+/// edges first share a cell (XOR / highest-set-bit placement, as in Game Programming Gems 2,
+/// 4.5). A dense table per level
+/// then names the node of that cell, if it exists.
+///
+/// With [`Placement::Loose`](crate::Placement::Loose) in the [`Config`], nodes reach half a cell beyond their cells and
+/// an item's level follows from its size alone (its node is the one holding its centre), so
+/// no small item is stuck at the root for crossing a centre line.
+///
+/// Items partly or wholly outside the world rectangle are kept at the root, and every query
+/// still finds them.
+///
+/// # Runtime
+/// With `D = max_depth`, `c = leaf_capacity`:
+/// - `insert`, `remove`: O(D) (counters along the path to the root) plus O(c) for a split
+///   or merge when one happens;
+/// - `update` within the same node: O(1); to another node: as remove plus insert, without
+///   any search;
+/// - `update_many`: O(batch) checks and placements, then as `update` for each move that
+///   changes node; `update_all` the same with O(items) for the walk over every list;
+/// - region queries: O(D + k) node visits for a small query region, where k is the items
+///   found, plus the items held in the visited nodes;
+/// - nearest: about O(D + k) node visits on evenly spread data, O(log k) per candidate;
+/// - `for_each_pair`: each node's items against each other and against the overlapping
+///   items below them.
+///
+/// # Caveats
+/// - Rectangles straddling the lines of large cells stay high in the tree, as in every
+///   "smallest containing node" quadtree: a rectangle crossing the world's centre lines sits
+///   at the root and is tested by every pair search that reaches it.
+/// - Coordinates are `f32`; a world far from the origin loses precision like any `f32` data.
+#[derive(Debug)]
+pub struct Quadtree<T> {
+    pub(super) config: Config,
+    /// The world and its cells: where a rectangle belongs.
+    pub(super) grid: Grid,
+    pub(super) nodes: Vec<Node<T>>,
+    /// First nodes of freed child blocks, ready for reuse.
+    pub(super) free_blocks: Vec<u32>,
+    /// Entries the item lists of the nodes in `free_blocks` have room for.
+    pub(super) spare_capacity: usize,
+    /// Which node holds each cell, per level.
+    pub(super) cells: CellTables,
+    /// Where each handle's item lives, and the free chain.
+    pub(super) slots: SlotTable,
+    /// Sets this tree's handles apart from every other tree's: fresh for every clone.
+    pub(super) tree: TreeId,
+    /// The ids of the trees this one was cloned from, each from the one before (oldest
+    /// first): their handles reach the items they held when copied (see `Slot::born`).
+    pub(super) ancestors: Vec<TreeId>,
+    pub(super) len: usize,
+    /// Reused work list for splits, merges and bulk placement.
+    pub(super) scratch: Vec<u32>,
+    /// Reused keys for sorting the runs of item lists.
+    pub(super) sort_scratch: Vec<u64>,
+    pub(super) bulk: bulk::BulkScratch<T>,
+}
 
 impl<T> Quadtree<T> {
     /// An empty tree over `world` with the default [`Config`] (leaf capacity 32, depth 6).
