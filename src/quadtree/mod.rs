@@ -14,6 +14,7 @@ mod error;
 mod geom;
 mod inspect;
 mod items;
+mod moves;
 mod pairs;
 #[cfg(feature = "rayon")]
 mod par_bulk;
@@ -27,8 +28,6 @@ mod select;
 mod simd;
 mod slots;
 mod traverse;
-mod update_all;
-mod update_many;
 mod validate;
 mod visit;
 
@@ -41,6 +40,7 @@ pub use config::{Config, Placement, MAX_DEPTH, MAX_ITEMS, MAX_LEAF_CAPACITY};
 pub use error::{QuadtreeError, Shape};
 pub use geom::Rect;
 pub use inspect::{Iter, NodeInfo, NodeItems, Nodes, TreeStats};
+pub use moves::{BatchError, ItemError, UpdateWorkspace};
 #[cfg(feature = "rayon")]
 pub use par_pairs::PairWorkspace;
 pub use query::QueryCounts;
@@ -48,7 +48,5 @@ pub use query_iter::{CollidingWith, InCircle, InRect};
 pub use query_mut::{ItemMut, IterMut};
 pub use slots::{ItemId, ItemRef};
 pub use tree::Quadtree;
-pub use update_all::ItemError;
-pub use update_many::{BatchError, UpdateWorkspace};
 pub use validate::InvariantError;
 pub use visit::VisitResult;
