@@ -31,10 +31,10 @@
 //! - `select`: each region query's stem written once (what it finds), for every form;
 //! - `pairs`: all intersecting pairs;
 //! - `par_pairs` (feature `rayon`): the pair search over fixed chunks of nodes on every core;
-//! - `update_many`: many moves at once, planned, then rewritten in place (on every core with
-//!   feature `rayon`);
-//! - `update_all`: every item moved at once, by a function of the item, in one walk over the
-//!   lists in their own order (on every core with feature `rayon`);
+//! - `moves`: the batch moves, one file each: `update_many`, many moves at once, planned,
+//!   then rewritten in place; `update_all`, every item moved at once, by a function of the
+//!   item, in one walk over the lists in their own order (both on every core with feature
+//!   `rayon`); `shared`, their workspace, plans and errors and the pass both end with;
 //! - `bulk`: rebuilding from many items at once;
 //! - `par_bulk` (feature `rayon`): the same rebuild on every core, the same tree on any
 //!   thread count;

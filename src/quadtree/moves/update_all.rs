@@ -28,102 +28,19 @@
 //! only the bands of the lists put back are recomputed, which changes no answer (and makes
 //! them no wider than they were).
 
-use std::fmt;
-
 #[cfg(feature = "rayon")]
 use rayon::prelude::*;
 
-use super::items::W;
-use super::placement::Grid;
-use super::{ItemId, ItemRef, Node, Quadtree, QuadtreeError, Rect, UpdateWorkspace};
+use super::shared::{CellBounds, ItemError, NodeChunkPlan, UpdateWorkspace, ELSEWHERE};
+use crate::quadtree::items::W;
+use crate::quadtree::placement::Grid;
+use crate::quadtree::{ItemRef, Node, Quadtree, Rect};
 
 /// Blocks of the next node's list requested while a node is planned.
 const NEXT_BLOCKS: usize = 4;
 
 /// Nodes per chunk: a node holds a few dozen items, so a chunk is a few thousand moves.
 const NODES_PER_CHUNK: usize = 64;
-
-/// What the buffer holds for an entry that was not written in place (pass 2 skips it): no
-/// stored rectangle has a NaN.
-const ELSEWHERE: Rect = Rect {
-    min_x: f32::NAN,
-    min_y: f32::NAN,
-    max_x: f32::NAN,
-    max_y: f32::NAN,
-};
-
-/// What pass 1 found in one chunk of nodes.
-#[derive(Clone, Debug, Default)]
-pub(super) struct NodeChunkPlan {
-    /// Each entry's old rectangle where pass 1 wrote a new one in place (its new one in a
-    /// node listed in `deferred`), node after node in list order; [`ELSEWHERE`] for an entry
-    /// that changes group or node or was refused.
-    rects: Vec<Rect>,
-    /// The first refused item of the chunk.
-    refused: Option<ItemError>,
-    /// The nodes (by place in the chunk) whose lists keep sorted runs, each with where its
-    /// entries start in `rects`: their moves in place wait until no rectangle was refused
-    /// (`rects` holds their new rectangles), because writing into a run widens its reach
-    /// for good, and putting the old rectangles back would not narrow it.
-    deferred: Vec<(u32, u32)>,
-    /// The positions, in the leaf walked, of the new rectangles that lie outside its
-    /// [`inner_bounds`](Grid::inner_bounds) (or are invalid): those take the full check.
-    rest: Vec<u32>,
-    /// Each node's [`inner_bounds`](Grid::inner_bounds) as the last walk found them, by
-    /// place in the chunk, with the cell they are for: nodes keep their cells from frame to
-    /// frame, so most walks reuse them.
-    inner: Vec<CellBounds>,
-    /// The world and depth those bounds were found in.
-    inner_grid: Option<(Rect, u8)>,
-    /// Slot index and new rectangle of each entry that changes group, then of each that
-    /// changes node, in list order.
-    regroups: Vec<(u32, Rect)>,
-    moves: Vec<(u32, Rect)>,
-}
-
-/// A cell's [`inner_bounds`](Grid::inner_bounds), kept between walks.
-#[derive(Clone, Copy, Debug)]
-struct CellBounds {
-    level: u8,
-    cx: u32,
-    cy: u32,
-    bounds: Rect,
-}
-
-impl CellBounds {
-    /// Bounds for no cell: every node's differs.
-    const NONE: CellBounds = CellBounds {
-        level: u8::MAX,
-        cx: 0,
-        cy: 0,
-        bounds: ELSEWHERE,
-    };
-}
-
-/// An item whose new rectangle [`Quadtree::update_all`] (or `par_update_all`) refused: its
-/// handle and why. Every item is where it was.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ItemError {
-    /// The refused item's handle.
-    pub id: ItemId,
-    /// Why it was refused, as [`Quadtree::update`] would say.
-    pub error: QuadtreeError,
-}
-
-impl fmt::Display for ItemError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "item {:?}: {}", self.id, self.error)
-    }
-}
-
-impl From<ItemError> for QuadtreeError {
-    /// The reason alone, for callers that propagate [`QuadtreeError`] with `?`.
-    fn from(e: ItemError) -> Self {
-        e.error
-    }
-}
-
-impl std::error::Error for ItemError {}
 
 impl<T> Quadtree<T> {
     /// Moves every item to `new_rect(item)`, as calling [`update`](Self::update) for each
@@ -445,7 +362,7 @@ impl<T: Send + Sync> Quadtree<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{oracle, Config, Placement, Shape};
+    use crate::{oracle, Config, Placement, QuadtreeError, Shape};
 
     /// A tree of `n` small boxes (payload: the box's index in the model), some large ones
     /// among them so that internal nodes hold straddlers, built in bulk (sorted runs) or one

@@ -32,14 +32,13 @@
 //! depends only on the tree and the batch, never on the threads, so the tree ends the same on
 //! any thread count.
 
-use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 #[cfg(feature = "rayon")]
 use rayon::prelude::*;
 
-use super::update_all::NodeChunkPlan;
-use super::{simd, ItemId, Node, Quadtree, QuadtreeError, Rect};
+use super::shared::{BatchError, ChunkPlan, Planned, UpdateWorkspace, NOT_REWRITE};
+use crate::quadtree::{simd, ItemId, Node, Quadtree, QuadtreeError, Rect};
 
 /// Moves per task: a move is a few dozen instructions, and each chunk keeps two short lists
 /// of its own.
@@ -52,102 +51,8 @@ const MIN_NODES_PER_TASK: usize = 64;
 /// How many moves ahead pass 1 requests the node a move is placed against.
 const NODES_AHEAD: usize = 8;
 
-/// How many moves ahead pass 4 requests the lists a move will touch (and twice as many, its
-/// slot): enough misses in flight to cover a miss's latency.
-const MOVES_AHEAD: usize = 8;
-
 /// A batch of at least `1 / LARGE_BATCH` of the tree's items rewrites through pass 3's walk.
 const LARGE_BATCH: usize = 4;
-
-/// `Planned::rewrite` of a move that is not a rewrite in place: no slot has this index.
-const NOT_REWRITE: u32 = u32::MAX;
-
-/// One move's plan.
-#[derive(Clone, Copy, Debug)]
-struct Planned {
-    rect: Rect,
-    /// The slot of the move's handle when the move is a rewrite in place, else
-    /// [`NOT_REWRITE`].
-    rewrite: u32,
-}
-
-impl Default for Planned {
-    fn default() -> Self {
-        Planned {
-            rect: Rect::new(0.0, 0.0, 0.0, 0.0),
-            rewrite: NOT_REWRITE,
-        }
-    }
-}
-
-/// What pass 2 found in one chunk of the batch.
-#[derive(Clone, Debug, Default)]
-struct ChunkPlan {
-    /// The first refused move of the chunk, by batch index: the chunk stops there.
-    refused: Option<(usize, QuadtreeError)>,
-    /// Whether every move of the chunk names the slot of its batch index.
-    in_order: bool,
-    /// Whether some move does not hold its slot's stamp (pass 2 only).
-    twice: bool,
-    /// Batch indices of the moves that change group, then of those that change node, in
-    /// batch order.
-    regroups: Vec<u32>,
-    moves: Vec<u32>,
-}
-
-/// The reusable buffers of [`Quadtree::update_many`] and `par_update_many`: keep one and pass
-/// it to every batch, so that a batch allocates nothing once they have grown to the largest
-/// batch and tree.
-#[derive(Debug, Default)]
-pub struct UpdateWorkspace {
-    plan: Vec<Planned>,
-    /// `update_all`'s plan, per chunk of nodes.
-    pub(super) node_chunks: Vec<NodeChunkPlan>,
-    chunks: Vec<ChunkPlan>,
-    /// Per slot, the batch index of a move of that slot's handle (this batch's, or older).
-    stamps: Vec<AtomicU32>,
-}
-
-impl Clone for UpdateWorkspace {
-    /// A new, empty workspace: the buffers hold nothing a later batch reads.
-    fn clone(&self) -> Self {
-        Self::new()
-    }
-}
-
-impl UpdateWorkspace {
-    /// An empty workspace; its buffers grow on first use.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
-/// A batch that [`Quadtree::update_many`], [`Quadtree::insert_many`] or their `par_` forms
-/// refused: the first refused item and why. The tree is unchanged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BatchError {
-    /// Index of the first refused item in the batch (for a batch refused as a whole, such as
-    /// one that would overflow [`MAX_ITEMS`](crate::MAX_ITEMS), the first item that did not
-    /// fit).
-    pub index: usize,
-    /// Why it was refused, as [`Quadtree::update`] or [`Quadtree::insert`] would say.
-    pub error: QuadtreeError,
-}
-
-impl fmt::Display for BatchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "item {} of the batch: {}", self.index, self.error)
-    }
-}
-
-impl From<BatchError> for QuadtreeError {
-    /// The reason alone, for callers that propagate [`QuadtreeError`] with `?`.
-    fn from(e: BatchError) -> Self {
-        e.error
-    }
-}
-
-impl std::error::Error for BatchError {}
 
 impl<T> Quadtree<T> {
     /// Moves item `ids[i]` to `rect_of(i)` for every `i`, as calling
@@ -370,36 +275,6 @@ impl<T> Quadtree<T> {
         let moves = chunks.iter().flat_map(|c| &c.moves);
         self.move_each(moves.map(|&i| (ids[i as usize].index, plan[i as usize].rect)));
         Ok(())
-    }
-
-    /// Moves the item of each slot index to its rectangle, in order, as `update` would (the
-    /// changes of node of pass 4). Each slot must be live, each rectangle checked, and no
-    /// slot may come twice. Each move misses the caches several times over (its slot, its
-    /// old list where it leaves and at the end, the list it joins), one after the other, and
-    /// the moves are few and scattered: the slots of the moves `2 * MOVES_AHEAD` on, then the
-    /// lists of those `MOVES_AHEAD` on, are requested early, so that their misses overlap.
-    pub(super) fn move_each<I>(&mut self, moves: I)
-    where
-        I: Iterator<Item = (u32, Rect)> + Clone,
-    {
-        let mut slots_ahead = moves.clone();
-        let mut lists_ahead = moves.clone();
-        for (index, _) in slots_ahead.by_ref().take(2 * MOVES_AHEAD) {
-            self.slots.prefetch(index);
-        }
-        for (index, rect) in lists_ahead.by_ref().take(MOVES_AHEAD) {
-            self.prefetch_move(index, &rect);
-        }
-        for (index, rect) in moves {
-            if let Some((j, _)) = slots_ahead.next() {
-                self.slots.prefetch(j);
-            }
-            if let Some((j, r)) = lists_ahead.next() {
-                self.prefetch_move(j, &r);
-            }
-            let slot = self.slots[index as usize];
-            self.move_checked(index, slot, rect);
-        }
     }
 }
 
