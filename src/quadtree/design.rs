@@ -35,9 +35,9 @@
 //!   then rewritten in place; `update_all`, every item moved at once, by a function of the
 //!   item, in one walk over the lists in their own order (both on every core with feature
 //!   `rayon`); `shared`, their workspace, plans and errors and the pass both end with;
-//! - `bulk`: rebuilding from many items at once;
-//! - `par_bulk` (feature `rayon`): the same rebuild on every core, the same tree on any
-//!   thread count;
+//! - `bulk`: building from many items at once, one file per part (staging and checks,
+//!   places, shape, grouping, fill, the workspace they share), and `par_insert_many`, the
+//!   same build on every core (feature `rayon`), the same tree on any thread count;
 //! - `inspect`: node walk for drawing, item iteration, statistics;
 //! - `validate`: the check of every invariant;
 //! - `clone`: deep copies that keep their handles;

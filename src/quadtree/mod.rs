@@ -17,8 +17,6 @@ mod items;
 mod moves;
 mod pairs;
 #[cfg(feature = "rayon")]
-mod par_bulk;
-#[cfg(feature = "rayon")]
 mod par_pairs;
 mod placement;
 mod query;

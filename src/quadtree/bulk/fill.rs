@@ -22,7 +22,7 @@ pub(super) const DIRECT_SCATTER_MAX_ITEMS: usize = 1 << 11;
 pub(super) const INDEXED_FILL_MAX_BYTES: usize = 8 << 20;
 
 /// How many items ahead the fill requests the staged item it will read through `order`.
-pub(in crate::quadtree) const FILL_AHEAD: usize = 16;
+pub(super) const FILL_AHEAD: usize = 16;
 
 /// Appends to `list` the group's items `ks` (in that order) of a group of staged items: the
 /// group's `k`-th item is item `order[k]`, which lies at `items[first + k]` when the items
@@ -170,7 +170,7 @@ impl<T> Quadtree<T> {
     /// Points the slot of every item of a banded (internal) node's list at its position:
     /// the last stage of a bulk build, whose grouping pointed every slot at its item's node
     /// and at its place in a leaf's list.
-    pub(in crate::quadtree) fn point_banded_slots(&mut self) {
+    pub(super) fn point_banded_slots(&mut self) {
         for (nd, node) in self.nodes.iter().enumerate() {
             if !node.live || node.is_leaf() {
                 continue;

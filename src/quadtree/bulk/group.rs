@@ -7,7 +7,7 @@ use crate::quadtree::{Rect, SlotKey, NULL};
 
 impl<T> BulkScratch<T> {
     /// Stage 3, first half: each item's node, from its cell's.
-    pub(in crate::quadtree) fn route(&mut self) {
+    pub(super) fn route(&mut self) {
         let cells = &self.cells;
         for r in &mut self.routes {
             *r = cells[*r as usize];
@@ -20,7 +20,7 @@ impl<T> BulkScratch<T> {
     /// staged items themselves are put in node order too (`items[j]` is then item
     /// `order[j]`), so that a serial fill reads them one after the other; a parallel fill
     /// reads them through `order` instead, spreading those scattered reads over the threads.
-    pub(in crate::quadtree) fn group_by_node<const ROUTE: bool>(
+    pub(super) fn group_by_node<const ROUTE: bool>(
         &mut self,
         nodes: usize,
         move_items: bool,

@@ -10,7 +10,7 @@ use crate::quadtree::{ItemId, Quadtree, Rect, MAX_DEPTH};
 impl<T> Quadtree<T> {
     /// The index in the table of every level's cells of the cell that `r` is placed in.
     #[inline]
-    pub(in crate::quadtree) fn cell_index(&self, r: &Rect) -> u32 {
+    pub(super) fn cell_index(&self, r: &Rect) -> u32 {
         self.grid.cell_index(r)
     }
 }
@@ -18,7 +18,7 @@ impl<T> Quadtree<T> {
 impl Grid {
     /// The index in the table of every level's cells of the cell that `r` is placed in.
     #[inline(always)]
-    pub(in crate::quadtree) fn cell_index(&self, r: &Rect) -> u32 {
+    pub(super) fn cell_index(&self, r: &Rect) -> u32 {
         let p = self.place_of(r);
         (level_base(u32::from(p.level)) + ((p.cy as usize) << p.level | p.cx as usize)) as u32
     }

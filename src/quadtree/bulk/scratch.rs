@@ -14,12 +14,12 @@ pub(super) fn level_base(level: u32) -> usize {
 
 /// An item waiting to be placed.
 #[derive(Debug)]
-pub(in crate::quadtree) struct Staged<T> {
-    pub(in crate::quadtree) rect: Rect,
-    pub(in crate::quadtree) key: SlotKey,
+pub(super) struct Staged<T> {
+    pub(super) rect: Rect,
+    pub(super) key: SlotKey,
     /// The payload, taken when the item is placed; `None` for an item whose payload the
     /// caller makes then (`par_insert_many`).
-    pub(in crate::quadtree) value: Option<T>,
+    pub(super) value: Option<T>,
 }
 
 impl<T> Staged<T> {
@@ -48,19 +48,19 @@ impl<T> Staged<T> {
 /// numbered in staging order: the new ones in input order, then those already stored.
 #[derive(Debug)]
 pub(in crate::quadtree) struct BulkScratch<T> {
-    pub(in crate::quadtree) items: Vec<Staged<T>>,
+    pub(super) items: Vec<Staged<T>>,
     /// Per item: the index of its place's cell in `cells`, then its node.
-    pub(in crate::quadtree) routes: Vec<u32>,
+    pub(super) routes: Vec<u32>,
     /// Per cell of every level: the items placed there, then the items of its subtree, then
     /// the node that holds the items placed there. Its length is fixed by the depth (at most
     /// `(4^(MAX_DEPTH + 1) - 1) / 3`), never by the data.
-    pub(in crate::quadtree) cells: Vec<u32>,
+    pub(super) cells: Vec<u32>,
     /// After the parallel build's grouping: `ends[k]` is one past the last position of node `k`'s group in
     /// `order`, and the group starts where node `k - 1`'s ends.
-    pub(in crate::quadtree) ends: Vec<u32>,
+    pub(super) ends: Vec<u32>,
     /// The parallel build's item numbers grouped by node, in node order, input order within
     /// a node.
-    pub(in crate::quadtree) order: Vec<u32>,
+    pub(super) order: Vec<u32>,
     /// Entries already stored, on their way to the staging.
     pub(super) stored: Vec<(Rect, Entry<T>)>,
     /// The staged items of a large serial build being put in node order (then swapped with
@@ -107,7 +107,7 @@ impl<T> BulkScratch<T> {
 
     /// The range of node `k`'s group in `order`.
     #[inline(always)]
-    pub(in crate::quadtree) fn group(&self, k: usize) -> std::ops::Range<usize> {
+    pub(super) fn group(&self, k: usize) -> std::ops::Range<usize> {
         let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
         start..self.ends[k] as usize
     }
@@ -115,20 +115,20 @@ impl<T> BulkScratch<T> {
 
 /// The handles a bulk insert appends to the caller's `ids` while it stages: unless kept,
 /// they are taken back when it ends, by a refusal or by a panic in the caller's code.
-pub(in crate::quadtree) struct HandlesOut<'a> {
-    pub(in crate::quadtree) ids: &'a mut Vec<ItemId>,
+pub(super) struct HandlesOut<'a> {
+    pub(super) ids: &'a mut Vec<ItemId>,
     from: usize,
 }
 
 impl<'a> HandlesOut<'a> {
-    pub(in crate::quadtree) fn new(ids: &'a mut Vec<ItemId>) -> Self {
+    pub(super) fn new(ids: &'a mut Vec<ItemId>) -> Self {
         HandlesOut {
             from: ids.len(),
             ids,
         }
     }
 
-    pub(in crate::quadtree) fn keep(&mut self) {
+    pub(super) fn keep(&mut self) {
         self.from = self.ids.len();
     }
 }

@@ -7,7 +7,7 @@ use crate::quadtree::{Quadtree, NULL};
 impl<T> Quadtree<T> {
     /// Stages 1 and 2: the places of the items staged without one, the subtree counts, the
     /// nodes, made top-down with their lists' room reserved, and each cell's node.
-    pub(in crate::quadtree) fn shape_staged(&mut self) {
+    pub(super) fn shape_staged(&mut self) {
         let depth = u32::from(self.config.max_depth);
         let cap = self.config.leaf_capacity as u32;
         let mut b = std::mem::take(&mut self.bulk);

@@ -1,14 +1,15 @@
-//! Bulk placement on every core (feature `rayon`): the passes of `bulk`, with the per-item
+//! [`Quadtree::par_insert_many`], bulk placement on every core (feature `rayon`): the
+//! passes of `bulk`, with the per-item
 //! ones over the items in parallel and the filling of the lists over the nodes in parallel.
 //! Each list receives its group in input order, as in the serial build, so the tree is the
 //! same on any thread count, and the same as [`Quadtree::insert_many`] makes.
 
 use rayon::prelude::*;
 
-use super::bulk::{HandlesOut, Staged, FILL_AHEAD};
-use super::simd;
-use super::{
-    BatchError, Entry, ItemId, Node, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL,
+use super::fill::FILL_AHEAD;
+use super::scratch::{HandlesOut, Staged};
+use crate::quadtree::{
+    simd, BatchError, Entry, ItemId, Node, Quadtree, QuadtreeError, Rect, SlotKey, MAX_ITEMS, NULL,
 };
 
 /// Batches smaller than this are staged and placed on the caller's thread: the same tree,
