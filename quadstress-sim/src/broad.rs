@@ -183,13 +183,13 @@ impl Simulation {
                 let (tree, moves, particles) = (&mut self.tree, &mut self.moves, &self.particles);
                 let (ids, moved) = (&self.moved_ids, &self.moved);
                 let rect_of = move |k: usize| sweep.rect(&particles[moved[k] as usize]);
-                if self.workers.serial() {
-                    tree.update_many(ids, rect_of, moves)
-                } else {
-                    self.workers
-                        .run(|| tree.par_update_many(ids, rect_of, moves))
-                }
-                .expect("particle handles stay valid and positions finite");
+                self.workers
+                    .serial_or_parallel(
+                        (tree, moves),
+                        |(tree, moves)| tree.update_many(ids, rect_of, moves),
+                        |(tree, moves)| tree.par_update_many(ids, rect_of, moves),
+                    )
+                    .expect("particle handles stay valid and positions finite");
                 self.tree_sweep = sweep.key();
                 self.note_seen();
             }
@@ -225,36 +225,38 @@ impl Simulation {
             Broadphase::Incremental if self.awake.len() * AWAKE_QUERY_SHARE <= asleep.len() => {
                 self.find_pairs_of_awake()
             }
-            Broadphase::Incremental | Broadphase::Rebuild if self.workers.serial() => {
-                let contacts = &mut self.contacts;
-                contacts.clear();
-                let ((), counts) = self.tree.for_each_pair_counting(|a, b| {
-                    let (a, b) = (*a.value.min(b.value), *a.value.max(b.value));
-                    if keep(a, b) {
-                        contacts.push((a, b));
-                    }
-                });
-                counts.tests
-            }
             Broadphase::Incremental | Broadphase::Rebuild => {
-                let (tree, pairs) = (&self.tree, &mut self.pair_buffers);
-                // The search appends: last step's pairs go first.
-                pairs.clear();
-                self.workers.run(|| {
-                    tree.par_pairs(pairs, |a, b| {
-                        let (a, b) = (*a.value.min(b.value), *a.value.max(b.value));
-                        keep(a, b).then_some((a, b))
-                    })
-                });
-                // The chunks are copied into place on the workers too, over fixed ranges of
-                // the contact list, so that no part of the phase runs on one thread only.
-                let buffers = &self.pair_buffers;
-                self.contacts.resize(buffers.len(), (0, 0));
-                self.workers
-                    .for_each_chunk(&mut self.contacts, CONTACT_COPY_CHUNK, |k, out| {
-                        copy_pairs(buffers, k * CONTACT_COPY_CHUNK, out);
-                    });
-                self.pair_buffers.tests()
+                let (tree, workers) = (&self.tree, &self.workers);
+                workers.serial_or_parallel(
+                    (&mut self.contacts, &mut self.pair_buffers),
+                    |(contacts, _)| {
+                        contacts.clear();
+                        let ((), counts) = tree.for_each_pair_counting(|a, b| {
+                            let (a, b) = (*a.value.min(b.value), *a.value.max(b.value));
+                            if keep(a, b) {
+                                contacts.push((a, b));
+                            }
+                        });
+                        counts.tests
+                    },
+                    |(contacts, pairs)| {
+                        // The search appends: last step's pairs go first.
+                        pairs.clear();
+                        tree.par_pairs(pairs, |a, b| {
+                            let (a, b) = (*a.value.min(b.value), *a.value.max(b.value));
+                            keep(a, b).then_some((a, b))
+                        });
+                        // The chunks are copied into place on the workers too, over fixed
+                        // ranges of the contact list, so that no part of the phase runs on
+                        // one thread only.
+                        contacts.resize(pairs.len(), (0, 0));
+                        let pairs = &*pairs;
+                        workers.for_each_chunk(contacts, CONTACT_COPY_CHUNK, |k, out| {
+                            copy_pairs(pairs, k * CONTACT_COPY_CHUNK, out);
+                        });
+                        pairs.tests()
+                    },
+                )
             }
             Broadphase::BruteForce => {
                 self.contacts.clear();

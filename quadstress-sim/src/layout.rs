@@ -69,13 +69,14 @@ impl Simulation {
                 }
             });
         // Keys with their indices are all different: one order, on any thread count.
-        let keys = &mut self.order_keys;
-        if self.workers.serial() {
-            keys.sort_unstable();
-        } else {
-            use rayon::slice::ParallelSliceMut;
-            self.workers.run(|| keys.par_sort_unstable());
-        }
+        self.workers.serial_or_parallel(
+            &mut self.order_keys,
+            |keys| keys.sort_unstable(),
+            |keys| {
+                use rayon::slice::ParallelSliceMut;
+                keys.par_sort_unstable();
+            },
+        );
 
         self.reordered.resize(
             n,
@@ -128,22 +129,24 @@ impl Simulation {
         self.ids.clear();
         let particles = &self.particles;
         let (tree, ids) = (&mut self.tree, &mut self.ids);
-        let built = if self.workers.serial() {
-            let items = particles
-                .iter()
-                .enumerate()
-                .map(|(i, p): (usize, &Particle)| (sweep.rect(p), i as u32));
-            tree.insert_many(items, ids)
-        } else {
-            self.workers.run(|| {
+        let built = self.workers.serial_or_parallel(
+            (tree, ids),
+            |(tree, ids)| {
+                let items = particles
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p): (usize, &Particle)| (sweep.rect(p), i as u32));
+                tree.insert_many(items, ids)
+            },
+            |(tree, ids)| {
                 tree.par_insert_many(
                     particles.len(),
                     |i| sweep.rect(&particles[i]),
                     |i| i as u32,
                     ids,
                 )
-            })
-        };
+            },
+        );
         // Particles are kept finite and inside the world, so this cannot fail.
         built.expect("particles are always finite");
         // Every box is fresh; an awake particle's goes stale as it moves.

@@ -60,6 +60,24 @@ impl Workers {
         self.threads == 1 || cfg!(target_arch = "wasm32")
     }
 
+    /// Runs `serial(data)` on the caller's thread when the work is [`serial`](Self::serial),
+    /// else `parallel(data)` inside the pool: the one place that chooses between the serial
+    /// and the parallel form of a sort, a tree build, a batch move or a pair search. The two
+    /// forms must give the same answer, bit for bit (the tree's serial and parallel searches
+    /// do); the serial one saves the pool's hand-offs on one thread.
+    pub(super) fn serial_or_parallel<D: Send, R: Send>(
+        &self,
+        data: D,
+        serial: impl FnOnce(D) -> R,
+        parallel: impl FnOnce(D) -> R + Send,
+    ) -> R {
+        if self.serial() {
+            serial(data)
+        } else {
+            self.in_pool(move || parallel(data))
+        }
+    }
+
     /// Runs `f` inside the pool, where rayon's parallel iterators (and the tree's parallel
     /// searches) use its threads; on the caller's thread when [`serial`](Self::serial) (or
     /// where the system refused to start the pool: the results are the same, bit for bit).
