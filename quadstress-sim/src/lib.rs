@@ -222,7 +222,7 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// An empty simulation, on [`default_threads`] worker threads.
+    /// An empty simulation, on `config.threads` worker threads (every core by default).
     ///
     /// # Errors
     /// The whole configuration is checked here, so that no later call can fail on it: the
@@ -269,7 +269,7 @@ impl Simulation {
             tree_sweep: [u32::MAX; 2],
             awake_pairs: Vec::new(),
             counts: StepCounts::default(),
-            workers: Workers::new(default_threads())?,
+            workers: Workers::new(config.threads.unwrap_or_else(default_threads))?,
             rng: StdRng::seed_from_u64(config.seed),
         })
     }
@@ -298,6 +298,7 @@ impl Simulation {
         if threads != self.workers.threads() {
             self.workers = Workers::new(threads)?;
         }
+        self.config.threads = Some(threads);
         Ok(())
     }
 

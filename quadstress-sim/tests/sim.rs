@@ -289,8 +289,21 @@ fn bad_settings_are_refused() {
             world: Rect::new(0.0, 0.0, -1.0, 5.0),
             ..SimConfig::default()
         },
+        SimConfig {
+            threads: Some(0),
+            ..SimConfig::default()
+        },
+        SimConfig {
+            threads: Some(quadstress_sim::MAX_THREADS + 1),
+            ..SimConfig::default()
+        },
+        SimConfig {
+            threads: Some(usize::MAX),
+            ..SimConfig::default()
+        },
     ] {
         assert!(Simulation::new(bad).is_err(), "{bad:?}");
+        assert!(bad.check().is_err(), "{bad:?}");
     }
 }
 
@@ -724,11 +737,23 @@ fn a_burst_the_machine_cannot_hold_is_refused_before_spawning() {
 fn every_thread_count_gives_the_same_bits() {
     // A dense scene: a pile under gravity, a stream landing on it, and particles in the air;
     // stripes, the serial pass and the reorder all take part.
+    // Half the runs get their threads from the settings, half from `set_threads`.
     let run = |threads: usize| {
         let mut config = SimConfig::with_coverage(6000, 0.5);
         config.seed = 5;
-        let mut sim = Simulation::new(config).unwrap();
-        sim.set_threads(threads).unwrap();
+        let mut sim = if threads % 2 == 0 {
+            Simulation::new(SimConfig {
+                threads: Some(threads),
+                ..config
+            })
+            .unwrap()
+        } else {
+            let mut sim = Simulation::new(config).unwrap();
+            sim.set_threads(threads).unwrap();
+            sim
+        };
+        assert_eq!(sim.threads(), threads);
+        assert_eq!(sim.config().threads, Some(threads));
         sim.spawn_burst(6000).unwrap();
         let mut contacts = 0;
         for step in 0..300 {
