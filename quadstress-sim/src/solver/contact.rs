@@ -89,6 +89,13 @@ pub(super) fn solve_contact(
     // Where the pair was before this substep's motion: the axis it was apart on (only one),
     // from the side it was on, even if it crossed since.
     let (wx, wy) = (dx - (b.vx - a.vx) * p.h, dy - (b.vy - a.vy) * p.h);
+    // Apart by more than `touch` along an axis, on the side it came from: whichever axis is
+    // chosen below, the pair then has no push and no rest to note (across that axis it has no
+    // lateral overlap, along it a depth of at most `-touch`). Most pairs of a falling pile
+    // leave here.
+    if ox <= -p.touch && (wx < 0.0) == (dx < 0.0) || oy <= -p.touch && (wy < 0.0) == (dy < 0.0) {
+        return;
+    }
     let (apart_x, apart_y) = (wx.abs() >= s, wy.abs() >= s);
     let (mut along_y, mut dir) = if apart_y != apart_x {
         (apart_y, if apart_y { side(wy) } else { side(wx) })
