@@ -127,10 +127,11 @@ fn refuse(e: impl std::fmt::Display) -> Stop {
 
 /// The headless run's simulation: `config` on `--threads` threads, `particles` spawned.
 fn set_up(args: &Args, config: SimConfig, particles: usize) -> Result<Simulation, Stop> {
-    let mut sim = Simulation::new(config).map_err(refuse)?;
-    if let Some(threads) = args.threads {
-        sim.set_threads(threads).map_err(refuse)?;
-    }
+    let mut sim = Simulation::new(SimConfig {
+        threads: args.threads,
+        ..config
+    })
+    .map_err(refuse)?;
     sim.spawn_burst(particles).map_err(refuse)?;
     Ok(sim)
 }

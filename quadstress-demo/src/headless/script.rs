@@ -111,6 +111,7 @@ impl HeadlessScript {
             false,
             args.seed,
             args.broadphase.into(),
+            args.threads,
             now_seconds,
         )
         .map_err(|e| e.to_string())?;

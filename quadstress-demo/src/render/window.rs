@@ -98,17 +98,13 @@ pub fn run_window(args: Args) -> Result<(), String> {
         gravity,
         args.seed,
         args.broadphase.into(),
+        args.threads,
         platform::now_seconds,
     )
     .map_err(|e| e.to_string())?;
     app.display.colors = args.colors;
     if let Some(scale) = args.world_scale.filter(|&s| s != 1.0) {
         app.set_world_scale(scale)?;
-    }
-    if let Some(threads) = args.threads {
-        app.sim_mut()
-            .set_threads(threads)
-            .map_err(|e| e.to_string())?;
     }
     if let Some(scale) = args.zoom {
         let (x, y) = args.center.unwrap_or(app.sim().config().world.center());

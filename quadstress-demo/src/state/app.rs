@@ -177,6 +177,7 @@ impl App {
         gravity_on: bool,
         seed: u64,
         broadphase: Broadphase,
+        threads: Option<usize>,
         clock: Clock,
     ) -> Result<Self, SimError> {
         let sim = Simulation::new(SimConfig {
@@ -187,6 +188,7 @@ impl App {
             gravity_on,
             seed,
             broadphase,
+            threads,
             ..SimConfig::default()
         })?;
         Ok(App {
@@ -232,14 +234,13 @@ impl App {
             ));
         }
         let world = scaled_world(scale);
-        let threads = self.sim.get().threads();
-        let mut sim = Simulation::new(SimConfig {
+        // The settings carry the thread count.
+        let sim = Simulation::new(SimConfig {
             world,
             max_particles: particle_cap_of(world),
             ..*self.sim.get().config()
         })
         .map_err(|e| e.to_string())?;
-        sim.set_threads(threads).map_err(|e| e.to_string())?;
         self.sim = SimSlot::Home(Box::new(sim));
         self.world_scale = scale;
         self.probe.set_world(world);
@@ -868,6 +869,7 @@ pub mod tests_support {
             true,
             7,
             Broadphase::Incremental,
+            None,
             fake_clock,
         )
         .unwrap()

@@ -439,12 +439,12 @@ pub fn wider(world: Rect) -> Rect {
 /// # Errors
 /// The simulation's, for a world or cap it refuses.
 pub fn regrow(sim: &Simulation, world: Rect, cap: usize) -> Result<Simulation, SimError> {
+    // The settings carry the thread count.
     let mut grown = Simulation::new(SimConfig {
         world,
         max_particles: cap.max(sim.len()),
         ..*sim.config()
     })?;
-    grown.set_threads(sim.threads())?;
     grown.set_broadphase(sim.broadphase());
     for p in sim.particles() {
         // A stream of one with no spread and no speed: one particle at rest at (x, y).
