@@ -80,7 +80,7 @@ pub struct SimConfig {
     pub seed: u64,
     /// How contacts are found.
     pub broadphase: Broadphase,
-    /// Passes over the contact list per substep (a step has four). More passes settle
+    /// Passes over the contact list per substep (a step has three). More passes settle
     /// crowded contacts sooner; each pass costs one sweep of the list.
     pub solver_iterations: u32,
     /// Worker threads of the phases, from 1 to [`MAX_THREADS`](crate::MAX_THREADS); `None`:
