@@ -7,9 +7,9 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use quadstress_sim::{Broadphase, Percentiles, SimConfig, SimError, Simulation};
 use quadstress::{Config, Placement, Rect};
 use quadstress_fuzz::{Num, WorldSpec, R};
+use quadstress_sim::{Broadphase, Percentiles, SimConfig, SimError, Simulation};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
