@@ -22,9 +22,9 @@
 //! alone, and the awake particles are searched in fixed chunks joined in order: the same
 //! contact list on any thread count.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use quadstress::{PairWorkspace, Rect};
+use quadstress::{ItemId, PairWorkspace, Quadtree, Rect, UpdateWorkspace};
 
 use super::{Broadphase, Particle, SimError, Simulation, StepCounts};
 
@@ -71,6 +71,96 @@ impl Sweep {
     }
 }
 
+/// The broad phase's state: the tree and each particle's handle in it, what the tree last
+/// saw of each particle (to answer `touching` between steps), the contacts it found and the
+/// buffers its searches reuse. Kept together because every one of them follows the tree: a
+/// tree update, a rebuild or a clear changes them all.
+#[derive(Debug)]
+pub(super) struct BroadPhase {
+    pub(super) tree: Quadtree<u32>,
+    /// Tree handle of each particle, by index (the tree's payload is the index).
+    pub(super) ids: Vec<ItemId>,
+    pub(super) contacts: Vec<(u32, u32)>,
+    /// Reused buffer of the particles' squares for the brute-force broad phase.
+    pub(super) rects: Vec<Rect>,
+    /// The tree's pair search's reusable buffers.
+    pub(super) pair_buffers: PairWorkspace<(u32, u32)>,
+    pub(super) moves: UpdateWorkspace,
+    /// The most any particle has moved along an axis since the tree last saw it (as `f64`
+    /// bits; NaN until `drift` measures it against `seen`): lets `touching` ask the tree and
+    /// still answer for the particles' positions now. Measured on demand, so that steps do
+    /// not pay for the pass.
+    drift: AtomicU64,
+    /// Each particle's top-left corner as the tree last saw it (the tree's rectangle's
+    /// minimum), kept by index: `drift` then reads two arrays in order instead of looking up
+    /// every particle's rectangle in the tree.
+    pub(super) seen: Vec<[f32; 2]>,
+    /// Whether each particle sleeps in this step, and the awake ones' indices.
+    pub(super) asleep: Vec<bool>,
+    pub(super) awake: Vec<u32>,
+    /// Whether the tree's box of each particle was made while it was awake: it may have moved
+    /// since, so the next update refreshes it even if it sleeps now.
+    pub(super) stale: Vec<bool>,
+    /// The particles the tree update moves (indices, and their handles).
+    moved: Vec<u32>,
+    moved_ids: Vec<ItemId>,
+    /// The step and gravity's share of it that the tree's boxes were made with (bits): a
+    /// sleeping particle's box depends on them.
+    pub(super) tree_sweep: [u32; 2],
+    /// Per task of the awake particles' pair search: its pairs and how many items it tested.
+    awake_pairs: Vec<(Vec<(u32, u32)>, u64)>,
+    pub(super) counts: StepCounts,
+}
+
+impl BroadPhase {
+    /// An empty broad phase around `tree`. No box has been made yet, so the first update
+    /// moves every particle whatever the step.
+    pub(super) fn new(tree: Quadtree<u32>) -> Self {
+        BroadPhase {
+            tree,
+            ids: Vec::new(),
+            contacts: Vec::new(),
+            rects: Vec::new(),
+            pair_buffers: PairWorkspace::new(),
+            moves: UpdateWorkspace::new(),
+            drift: AtomicU64::new(0f64.to_bits()),
+            seen: Vec::new(),
+            asleep: Vec::new(),
+            awake: Vec::new(),
+            stale: Vec::new(),
+            moved: Vec::new(),
+            moved_ids: Vec::new(),
+            tree_sweep: [u32::MAX; 2],
+            awake_pairs: Vec::new(),
+            counts: StepCounts::default(),
+        }
+    }
+
+    /// Forgets every particle; the buffers keep their room.
+    pub(super) fn clear(&mut self) {
+        self.ids.clear();
+        self.seen.clear();
+        self.set_drift(0.0);
+        self.tree.clear();
+        self.contacts.clear();
+        self.rects.clear();
+        self.asleep.clear();
+        self.awake.clear();
+        self.stale.clear();
+        self.counts = StepCounts::default();
+    }
+
+    /// Records the drift (NaN: unknown, to be measured on the next call that needs it).
+    pub(super) fn set_drift(&self, drift: f64) {
+        self.drift.store(drift.to_bits(), Ordering::Relaxed);
+    }
+
+    /// The drift recorded, NaN when it has to be measured.
+    fn known_drift(&self) -> f64 {
+        f64::from_bits(self.drift.load(Ordering::Relaxed))
+    }
+}
+
 impl Simulation {
     /// How this step's boxes are made.
     pub(super) fn sweep(&self) -> Sweep {
@@ -87,10 +177,6 @@ impl Simulation {
             margin: MARGIN * self.config.particle_size,
             world: self.config.world,
         }
-    }
-
-    pub(super) fn set_drift(&self, drift: f64) {
-        self.drift.store(drift.to_bits(), Ordering::Relaxed);
     }
 
     /// The most any particle has moved along an axis since the tree last saw it, in world
@@ -110,14 +196,14 @@ impl Simulation {
     /// assert_eq!(sim.drift(), 0.0);
     /// ```
     pub fn drift(&self) -> f64 {
-        let known = f64::from_bits(self.drift.load(Ordering::Relaxed));
+        let known = self.broad.known_drift();
         if !known.is_nan() {
             return known;
         }
         let mut drift = 0f32;
         let mut widen = |moved: f32| drift = if moved > drift { moved } else { drift };
-        if self.seen.len() == self.particles.len() {
-            for (p, &[ax, ay]) in self.particles.iter().zip(&self.seen) {
+        if self.broad.seen.len() == self.particles.len() {
+            for (p, &[ax, ay]) in self.particles.iter().zip(&self.broad.seen) {
                 widen((p.x - ax).abs());
                 widen((p.y - ay).abs());
             }
@@ -127,7 +213,7 @@ impl Simulation {
             debug_assert!(
                 false,
                 "seen: {} of {}",
-                self.seen.len(),
+                self.broad.seen.len(),
                 self.particles.len()
             );
             let w = self.config.world;
@@ -135,7 +221,7 @@ impl Simulation {
         }
         // The differences were rounded to f32: allow for that.
         let drift = drift as f64 * (1.0 + 1e-6);
-        self.set_drift(drift);
+        self.broad.set_drift(drift);
         drift
     }
 
@@ -151,13 +237,13 @@ impl Simulation {
     /// (rebuild mode).
     pub fn update_tree(&mut self) {
         let n = self.particles.len();
-        self.asleep.clear();
-        self.awake.clear();
+        self.broad.asleep.clear();
+        self.broad.awake.clear();
         for i in 0..n {
             let asleep = self.buffers.is_asleep(i);
-            self.asleep.push(asleep);
+            self.broad.asleep.push(asleep);
             if !asleep {
-                self.awake.push(i as u32);
+                self.broad.awake.push(i as u32);
             }
         }
         match self.config.broadphase {
@@ -166,22 +252,29 @@ impl Simulation {
                 // A sleeping particle has not moved since the tree last saw it, unless it fell
                 // asleep since (its box is then stale) or the boxes' sweep changed.
                 let sweep = self.sweep();
-                let whole = sweep.key() != self.tree_sweep;
-                self.stale.resize(n, true);
-                self.moved.clear();
-                self.moved_ids.clear();
-                for (i, (stale, &asleep)) in self.stale.iter_mut().zip(&self.asleep).enumerate() {
+                let whole = sweep.key() != self.broad.tree_sweep;
+                self.broad.stale.resize(n, true);
+                self.broad.moved.clear();
+                self.broad.moved_ids.clear();
+                for (i, (stale, &asleep)) in self
+                    .broad
+                    .stale
+                    .iter_mut()
+                    .zip(&self.broad.asleep)
+                    .enumerate()
+                {
                     if whole || !asleep || *stale {
-                        self.moved.push(i as u32);
-                        self.moved_ids.push(self.ids[i]);
+                        self.broad.moved.push(i as u32);
+                        self.broad.moved_ids.push(self.broad.ids[i]);
                     }
                     *stale = !asleep;
                 }
                 // The batch on every thread count (its serial form on one): it leaves the
                 // tree's item lists in the same order whatever the threads, and the pair
                 // order follows them.
-                let (tree, moves, particles) = (&mut self.tree, &mut self.moves, &self.particles);
-                let (ids, moved) = (&self.moved_ids, &self.moved);
+                let (tree, moves, particles) =
+                    (&mut self.broad.tree, &mut self.broad.moves, &self.particles);
+                let (ids, moved) = (&self.broad.moved_ids, &self.broad.moved);
                 let rect_of = move |k: usize| sweep.rect(&particles[moved[k] as usize]);
                 self.workers
                     .serial_or_parallel(
@@ -190,11 +283,11 @@ impl Simulation {
                         |(tree, moves)| tree.par_update_many(ids, rect_of, moves),
                     )
                     .expect("particle handles stay valid and positions finite");
-                self.tree_sweep = sweep.key();
+                self.broad.tree_sweep = sweep.key();
                 self.note_seen();
             }
         }
-        self.set_drift(0.0);
+        self.broad.set_drift(0.0);
     }
 
     /// Records every particle's position as the tree's rectangles now hold it (after a tree
@@ -203,9 +296,9 @@ impl Simulation {
         const CHUNK: usize = 16_384;
         let particles = &self.particles;
         // No allocation once the buffer has grown to the particle count.
-        self.seen.resize(particles.len(), [0.0; 2]);
+        self.broad.seen.resize(particles.len(), [0.0; 2]);
         self.workers
-            .for_each_chunk(&mut self.seen, CHUNK, |k, chunk| {
+            .for_each_chunk(&mut self.broad.seen, CHUNK, |k, chunk| {
                 for (s, p) in chunk.iter_mut().zip(&particles[k * CHUNK..]) {
                     *s = [p.x, p.y];
                 }
@@ -218,17 +311,19 @@ impl Simulation {
     /// the particles, in brute force.
     pub(crate) fn find_pairs(&mut self) {
         // A pair of sleeping particles is left out: nothing in the step moves either.
-        let asleep = &self.asleep[..];
-        let any_asleep = self.awake.len() < asleep.len();
+        let asleep = &self.broad.asleep[..];
+        let any_asleep = self.broad.awake.len() < asleep.len();
         let keep = move |a: u32, b: u32| !(any_asleep && asleep[a as usize] && asleep[b as usize]);
         let tests = match self.config.broadphase {
-            Broadphase::Incremental if self.awake.len() * AWAKE_QUERY_SHARE <= asleep.len() => {
+            Broadphase::Incremental
+                if self.broad.awake.len() * AWAKE_QUERY_SHARE <= asleep.len() =>
+            {
                 self.find_pairs_of_awake()
             }
             Broadphase::Incremental | Broadphase::Rebuild => {
-                let (tree, workers) = (&self.tree, &self.workers);
+                let (tree, workers) = (&self.broad.tree, &self.workers);
                 workers.serial_or_parallel(
-                    (&mut self.contacts, &mut self.pair_buffers),
+                    (&mut self.broad.contacts, &mut self.broad.pair_buffers),
                     |(contacts, _)| {
                         contacts.clear();
                         let ((), counts) = tree.for_each_pair_counting(|a, b| {
@@ -259,18 +354,19 @@ impl Simulation {
                 )
             }
             Broadphase::BruteForce => {
-                self.contacts.clear();
-                self.rects.clear();
+                self.broad.contacts.clear();
+                self.broad.rects.clear();
                 let sweep = self.sweep();
-                self.rects
+                self.broad
+                    .rects
                     .extend(self.particles.iter().map(|p| sweep.rect(p)));
-                every_pair(&self.rects, keep, &mut self.contacts);
-                let n = self.rects.len() as u64;
+                every_pair(&self.broad.rects, keep, &mut self.broad.contacts);
+                let n = self.broad.rects.len() as u64;
                 n * n.saturating_sub(1) / 2
             }
         };
-        self.counts = StepCounts {
-            contacts: self.contacts.len(),
+        self.broad.counts = StepCounts {
+            contacts: self.broad.contacts.len(),
             pairs_tested: tests,
         };
     }
@@ -280,13 +376,18 @@ impl Simulation {
     /// the awake particles, joined in chunk order: the same list on any thread count. Returns
     /// the items tested.
     fn find_pairs_of_awake(&mut self) -> u64 {
-        let parts = self.awake.len().div_ceil(AWAKE_CHUNK);
-        if self.awake_pairs.len() < parts {
-            self.awake_pairs.resize_with(parts, Default::default);
+        let parts = self.broad.awake.len().div_ceil(AWAKE_CHUNK);
+        if self.broad.awake_pairs.len() < parts {
+            self.broad.awake_pairs.resize_with(parts, Default::default);
         }
-        let (tree, ids, asleep, awake) = (&self.tree, &self.ids, &self.asleep, &self.awake);
+        let (tree, ids, asleep, awake) = (
+            &self.broad.tree,
+            &self.broad.ids,
+            &self.broad.asleep,
+            &self.broad.awake,
+        );
         self.workers
-            .for_each_chunk(&mut self.awake_pairs[..parts], 1, |k, part| {
+            .for_each_chunk(&mut self.broad.awake_pairs[..parts], 1, |k, part| {
                 let (pairs, tests) = &mut part[0];
                 pairs.clear();
                 *tests = 0;
@@ -305,10 +406,10 @@ impl Simulation {
                     .expect("a box from the tree is a valid query");
                 }
             });
-        self.contacts.clear();
+        self.broad.contacts.clear();
         let mut tests = 0;
-        for (pairs, t) in &self.awake_pairs[..parts] {
-            self.contacts.extend_from_slice(pairs);
+        for (pairs, t) in &self.broad.awake_pairs[..parts] {
+            self.broad.contacts.extend_from_slice(pairs);
             tests += t;
         }
         tests
@@ -341,7 +442,7 @@ impl Simulation {
         let grown = rect.grown(d);
         let s = self.config.particle_size;
         let particles = &self.particles;
-        self.tree.for_each_in_rect(&grown, |item| {
+        self.broad.tree.for_each_in_rect(&grown, |item| {
             let i = *item.value;
             if particles[i as usize].rect(s).intersects(rect) {
                 out.push(i);
@@ -404,5 +505,53 @@ fn every_pair(rects: &[Rect], keep: impl Fn(u32, u32) -> bool, contacts: &mut Ve
                 contacts.push((i as u32, j as u32));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SimConfig;
+
+    fn stepped(n: usize) -> Simulation {
+        let mut sim = Simulation::new(SimConfig {
+            seed: 3,
+            threads: Some(1),
+            ..SimConfig::default()
+        })
+        .unwrap();
+        sim.spawn_burst(n).unwrap();
+        for _ in 0..3 {
+            sim.step(1.0 / 60.0).unwrap();
+        }
+        sim
+    }
+
+    #[test]
+    fn clear_forgets_every_particle_and_keeps_the_room() {
+        let mut sim = stepped(300);
+        let broad = &mut sim.broad;
+        assert_eq!(broad.ids.len(), 300);
+        assert!(!broad.contacts.is_empty(), "a burst of 300 has contacts");
+        broad.set_drift(f64::NAN);
+        broad.clear();
+        assert!(broad.tree.is_empty());
+        assert!(broad.ids.is_empty() && broad.seen.is_empty() && broad.contacts.is_empty());
+        assert!(broad.asleep.is_empty() && broad.awake.is_empty() && broad.stale.is_empty());
+        assert_eq!(broad.counts, StepCounts::default());
+        assert_eq!(broad.known_drift(), 0.0, "no particle, nothing drifted");
+        assert!(broad.ids.capacity() >= 300 && broad.seen.capacity() >= 300);
+    }
+
+    #[test]
+    fn drift_is_measured_once_and_zero_after_a_tree_update() {
+        let mut sim = stepped(300);
+        // The step's contacts moved the particles after the tree update: unknown until asked.
+        assert!(sim.broad.known_drift().is_nan());
+        let d = sim.drift();
+        assert!(d.is_finite() && d > 0.0, "drift {d}");
+        assert_eq!(sim.broad.known_drift(), d);
+        sim.update_tree();
+        assert_eq!(sim.broad.known_drift(), 0.0);
     }
 }

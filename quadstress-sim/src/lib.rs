@@ -40,12 +40,10 @@
 
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::AtomicU64;
-
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use quadstress::{Config, ItemId, PairWorkspace, Quadtree, Rect, UpdateWorkspace};
+use quadstress::{Config, Quadtree, Rect};
 
 mod broad;
 mod config;
@@ -72,6 +70,8 @@ pub use solver::{SLEEP_SPEED, SLEEP_STEPS, WAKE_SPEED};
 pub use timing::percentile;
 pub use timing::PhaseTimes;
 
+use broad::BroadPhase;
+use layout::Layout;
 use parallel::Workers;
 use solver::{SolverBuffers, StripeGrid};
 
@@ -166,15 +166,10 @@ pub struct StepCounts {
 pub struct Simulation {
     config: SimConfig,
     particles: Vec<Particle>,
-    /// Tree handle of each particle, by index (the tree's payload is the index).
-    ids: Vec<ItemId>,
-    tree: Quadtree<u32>,
-    contacts: Vec<(u32, u32)>,
-    /// Reused buffer of the particles' squares for the brute-force broad phase.
-    rects: Vec<Rect>,
-    /// The broad phase's reusable buffers.
-    pair_buffers: PairWorkspace<(u32, u32)>,
-    moves: UpdateWorkspace,
+    /// The tree, the contacts and what the broad phase keeps between steps.
+    broad: BroadPhase,
+    /// The reordering's buffers and its count of steps.
+    layout: Layout,
     /// How the world is cut into stripes, and the contact solver's buffers.
     stripes: StripeGrid,
     buffers: SolverBuffers,
@@ -186,37 +181,6 @@ pub struct Simulation {
     wall_y: f32,
     /// Largest speed along each axis, in units per second.
     speed_limit: f32,
-    /// The most any particle has moved along an axis since the tree last saw it (as `f64`
-    /// bits; NaN until `drift` measures it against `seen`): lets `touching` ask the tree and
-    /// still answer for the particles' positions now. Measured on demand, so that steps do
-    /// not pay for the pass.
-    drift: AtomicU64,
-    /// Each particle's top-left corner as the tree last saw it (the tree's rectangle's
-    /// minimum), kept by index: `drift` then reads two arrays in order instead of looking up
-    /// every particle's rectangle in the tree.
-    seen: Vec<[f32; 2]>,
-    /// Reused buffers of the reordering (see `layout`): (stripe and row key, old index)
-    /// sorted, the particles in their new order, and each old index's new one.
-    order_keys: Vec<(u64, u32)>,
-    reordered: Vec<Particle>,
-    new_index: Vec<u32>,
-    steps_since_reorder: u32,
-    /// The broad phase's view of sleep (see `broad`): whether each particle sleeps in this
-    /// step, and the awake ones' indices.
-    asleep: Vec<bool>,
-    awake: Vec<u32>,
-    /// Whether the tree's box of each particle was made while it was awake: it may have moved
-    /// since, so the next update refreshes it even if it sleeps now.
-    stale: Vec<bool>,
-    /// The particles the tree update moves (indices, and their handles).
-    moved: Vec<u32>,
-    moved_ids: Vec<ItemId>,
-    /// The step and gravity's share of it that the tree's boxes were made with (bits): a
-    /// sleeping particle's box depends on them.
-    tree_sweep: [u32; 2],
-    /// Per task of the awake particles' pair search: its pairs and how many items it tested.
-    awake_pairs: Vec<(Vec<(u32, u32)>, u64)>,
-    counts: StepCounts,
     workers: Workers,
     rng: StdRng,
 }
@@ -239,12 +203,8 @@ impl Simulation {
         Ok(Simulation {
             config,
             particles: Vec::new(),
-            ids: Vec::new(),
-            tree: derived.tree,
-            contacts: Vec::new(),
-            rects: Vec::new(),
-            pair_buffers: PairWorkspace::new(),
-            moves: UpdateWorkspace::new(),
+            broad: BroadPhase::new(derived.tree),
+            layout: Layout::default(),
             stripes: StripeGrid::new(
                 config.world.min_x,
                 config.world.width(),
@@ -255,20 +215,6 @@ impl Simulation {
             wall_x: derived.wall_x,
             wall_y: derived.wall_y,
             speed_limit: derived.speed_limit,
-            drift: AtomicU64::new(0f64.to_bits()),
-            seen: Vec::new(),
-            order_keys: Vec::new(),
-            reordered: Vec::new(),
-            new_index: Vec::new(),
-            steps_since_reorder: 0,
-            asleep: Vec::new(),
-            awake: Vec::new(),
-            stale: Vec::new(),
-            moved: Vec::new(),
-            moved_ids: Vec::new(),
-            tree_sweep: [u32::MAX; 2],
-            awake_pairs: Vec::new(),
-            counts: StepCounts::default(),
             workers: Workers::new(config.threads.unwrap_or_else(default_threads))?,
             rng: StdRng::seed_from_u64(config.seed),
         })
@@ -328,20 +274,20 @@ impl Simulation {
     /// The tree holding the particles (payload: particle index). In brute-force mode it is
     /// still kept up to date, so the demo can draw it.
     pub fn tree(&self) -> &Quadtree<u32> {
-        &self.tree
+        &self.broad.tree
     }
 
     /// Contacts found by the last broad phase, as particle index pairs `(a, b)` with `a < b`.
     /// A pair of particles that both slept in that step is left out (see
     /// [`asleep`](Self::asleep)): nothing in the step moves them.
     pub fn contacts(&self) -> &[(u32, u32)] {
-        &self.contacts
+        &self.broad.contacts
     }
 
     /// Whether each particle slept when the last broad phase ran, by index (empty before the
     /// first step).
     pub fn asleep(&self) -> &[bool] {
-        &self.asleep
+        &self.broad.asleep
     }
 
     /// How many particles are asleep (see the solver's design notes in the crate's
@@ -352,7 +298,7 @@ impl Simulation {
 
     /// Counts from the last broad phase.
     pub fn counts(&self) -> StepCounts {
-        self.counts
+        self.broad.counts
     }
 
     /// The current broad phase.
@@ -375,7 +321,7 @@ impl Simulation {
     /// # Errors
     /// The tree's config errors; nothing changes then.
     pub fn set_tree_config(&mut self, tree: Config) -> Result<(), SimError> {
-        self.tree.set_config(tree)?;
+        self.broad.tree.set_config(tree)?;
         self.config.tree = tree;
         Ok(())
     }
@@ -383,17 +329,8 @@ impl Simulation {
     /// Removes every particle.
     pub fn clear(&mut self) {
         self.particles.clear();
-        self.ids.clear();
-        self.seen.clear();
         self.buffers.clear();
-        self.set_drift(0.0);
-        self.tree.clear();
-        self.contacts.clear();
-        self.rects.clear();
-        self.asleep.clear();
-        self.awake.clear();
-        self.stale.clear();
-        self.counts = StepCounts::default();
+        self.broad.clear();
     }
 
     /// Advances by `dt` seconds: every phase of [`Phase::ALL`] in order. The demo and the

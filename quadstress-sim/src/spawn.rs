@@ -14,10 +14,13 @@ impl Simulation {
         let limit = self.speed_limit;
         let (vx, vy) = (vx.clamp(-limit, limit), vy.clamp(-limit, limit));
         let index = self.particles.len() as u32;
-        let id = self.tree.insert(Rect::new(x, y, x + s, y + s), index)?;
+        let id = self
+            .broad
+            .tree
+            .insert(Rect::new(x, y, x + s, y + s), index)?;
         self.particles.push(Particle { x, y, vx, vy });
-        self.ids.push(id);
-        self.seen.push([x, y]);
+        self.broad.ids.push(id);
+        self.broad.seen.push([x, y]);
         Ok(())
     }
 
@@ -27,9 +30,9 @@ impl Simulation {
     fn reserve_for(&mut self, n: usize) -> Result<(), SimError> {
         let refused = |_| SimError::Tree(QuadtreeError::OutOfMemory);
         self.particles.try_reserve(n).map_err(refused)?;
-        self.ids.try_reserve(n).map_err(refused)?;
-        self.seen.try_reserve(n).map_err(refused)?;
-        self.tree.reserve(n)?;
+        self.broad.ids.try_reserve(n).map_err(refused)?;
+        self.broad.seen.try_reserve(n).map_err(refused)?;
+        self.broad.tree.reserve(n)?;
         Ok(())
     }
 

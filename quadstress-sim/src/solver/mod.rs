@@ -332,7 +332,7 @@ impl Simulation {
             }
             move_particle(&p, q, b);
         });
-        self.set_drift(f64::NAN);
+        self.broad.set_drift(f64::NAN);
         Ok(())
     }
 
@@ -365,7 +365,7 @@ impl Simulation {
             // Without gravity nothing sleeps: an elastic gas keeps moving.
             self.each_particle(|_, b| b.still = 0);
         }
-        self.set_drift(f64::NAN);
+        self.broad.set_drift(f64::NAN);
     }
 }
 

@@ -66,7 +66,7 @@ impl Simulation {
         let buf = &mut self.buffers;
         let sort = &mut buf.sort;
         let particles = &self.particles;
-        let contacts = &self.contacts;
+        let contacts = &self.broad.contacts;
         let workers = &self.workers;
         let (n, m) = (particles.len(), contacts.len());
         // Without stripes (before the first reordering) every particle is outside them.
