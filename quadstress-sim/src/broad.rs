@@ -165,7 +165,7 @@ impl Simulation {
     /// How this step's boxes are made.
     pub(super) fn sweep(&self) -> Sweep {
         let limit = self.speed_limit;
-        let dt = self.last_dt;
+        let dt = self.buffers.last_dt;
         Sweep {
             size: self.config.particle_size,
             dt,

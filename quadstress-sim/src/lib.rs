@@ -173,8 +173,6 @@ pub struct Simulation {
     /// How the world is cut into stripes, and the contact solver's buffers.
     stripes: StripeGrid,
     buffers: SolverBuffers,
-    /// The time step of the last `integrate`.
-    last_dt: f32,
     /// Largest left and top edge a particle may have: its square then ends inside the walls
     /// even after `x + size` is rounded.
     wall_x: f32,
@@ -211,7 +209,6 @@ impl Simulation {
                 config.particle_size,
             ),
             buffers: SolverBuffers::default(),
-            last_dt: 0.0,
             wall_x: derived.wall_x,
             wall_y: derived.wall_y,
             speed_limit: derived.speed_limit,

@@ -99,7 +99,8 @@ impl Body {
     }
 }
 
-/// The reusable buffers of the stripe solver, and each particle's [`Body`].
+/// The stripe solver's state: each particle's [`Body`], the step being solved and the reusable
+/// buffers.
 #[derive(Debug, Default)]
 pub(crate) struct SolverBuffers {
     pub(super) bodies: Vec<Body>,
@@ -116,6 +117,8 @@ pub(crate) struct SolverBuffers {
     pub(super) starts: Vec<u32>,
     /// Substeps solved so far (wrapping): stamps the supports.
     pub(super) substep: u32,
+    /// The time step of the last `integrate`: the later substeps and the tree's boxes use it.
+    pub(crate) last_dt: f32,
 }
 
 impl SolverBuffers {
@@ -164,5 +167,42 @@ impl SolverBuffers {
     /// How many particles are asleep.
     pub(crate) fn sleeping(&self) -> usize {
         self.bodies.iter().filter(|b| b.asleep()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renumber_moves_each_body_with_its_particle_and_gives_new_ones_a_fresh_body() {
+        let mut buffers = SolverBuffers {
+            bodies: (0..3)
+                .map(|k| Body {
+                    still: 10 + k,
+                    ..Body::default()
+                })
+                .collect(),
+            ..SolverBuffers::default()
+        };
+        // The fourth particle was spawned after the last step: it has no body yet.
+        buffers.renumber(&[2, 0, 3, 1]);
+        let still: Vec<u32> = buffers.bodies.iter().map(|b| b.still).collect();
+        assert_eq!(still, [11, Body::default().still, 10, 12]);
+    }
+
+    #[test]
+    fn stripes_fix_the_particles_in_them_until_cleared() {
+        let mut buffers = SolverBuffers::default();
+        assert_eq!(
+            buffers.in_stripes(),
+            0,
+            "no stripes before the first reordering"
+        );
+        buffers.set_stripes(3, |k| [0, 4, 9, 12][k]);
+        assert_eq!(buffers.stripe_starts, [0, 4, 9, 12]);
+        assert_eq!(buffers.in_stripes(), 12);
+        buffers.clear();
+        assert_eq!(buffers.in_stripes(), 0);
     }
 }

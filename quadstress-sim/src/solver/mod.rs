@@ -321,7 +321,7 @@ impl Simulation {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
         }
-        self.last_dt = dt;
+        self.buffers.last_dt = dt;
         let p = self.params(dt);
         self.each_particle(move |q, b| {
             // Without gravity nothing sleeps (see `resolve`): a pile that slept until gravity
@@ -339,7 +339,7 @@ impl Simulation {
     /// Phase: resolves the contacts (see the module documentation): the first substep's
     /// contacts, the other substeps whole, restitution and sleep.
     pub(crate) fn resolve(&mut self) {
-        let dt = self.last_dt;
+        let dt = self.buffers.last_dt;
         self.sort_contacts();
         for sub in 0..SUBSTEPS {
             self.buffers.substep = self.buffers.substep.wrapping_add(1);
