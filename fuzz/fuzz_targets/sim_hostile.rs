@@ -40,6 +40,7 @@ struct Input {
     depth: u8,
     broadphase: u8,
     iterations: u8,
+    threads: u8,
     seed: u64,
     ops: Vec<Op>,
 }
@@ -50,6 +51,9 @@ fn mode(i: u8) -> Broadphase {
 
 fn check(sim: &Simulation) {
     let c = sim.config();
+    if let Some(threads) = c.threads {
+        assert_eq!(sim.threads(), threads);
+    }
     let w = c.world;
     let s = c.particle_size;
     for (i, p) in sim.particles().iter().enumerate() {
@@ -113,6 +117,13 @@ fuzz_target!(|input: Input| {
         seed: input.seed,
         broadphase: mode(input.broadphase),
         solver_iterations: input.iterations as u32 % 6,
+        // Every kind of count: none (every core), the two refused extremes, 1 to 5.
+        threads: match input.threads % 8 {
+            0 => None,
+            1 => Some(0),
+            2 => Some(usize::MAX),
+            k => Some(usize::from(k) - 2),
+        },
     };
     let Ok(mut sim) = Simulation::new(config) else {
         return;
