@@ -364,28 +364,25 @@ impl Probe {
         let tree = sim.tree();
         let s = sim.config().particle_size;
         let particles = sim.particles();
-        let hits = &mut self.hits;
+        let (hits, visited) = (&mut self.hits, &mut self.visited);
         let t = clock();
         let grown_r = circle_reach(x, y, r, 1.5 * drift);
-        tree.for_each_in_circle(x, y, grown_r, |item| {
-            let i = *item.value;
-            if particles[i as usize].rect(s).intersects_circle(x, y, r) {
-                hits.push(i);
-            }
-        })
-        .expect("the disc is always finite");
-        let query_ms = (clock() - t) * 1e3;
-        // The circle query walks the disc's bounding box and tests each item there against the
-        // disc: the same walk, counted, shows the nodes it entered and the particles it tested.
-        let visited = &mut self.visited;
-        let bounds = Rect::new(x - grown_r, y - grown_r, x + grown_r, y + grown_r);
-        let (_, counts) = tree
-            .for_each_in_rect_counting(
-                &bounds,
+        // One walk, counted: the nodes it entered and the particles it tested are the query's.
+        let ((), counts) = tree
+            .for_each_in_circle_counting(
+                x,
+                y,
+                grown_r,
                 |node| visited.push((node.rect, node.is_leaf)),
-                |_| {},
+                |item| {
+                    let i = *item.value;
+                    if particles[i as usize].rect(s).intersects_circle(x, y, r) {
+                        hits.push(i);
+                    }
+                },
             )
-            .expect("the disc's box is always a valid rectangle");
+            .expect("the disc is always finite");
+        let query_ms = (clock() - t) * 1e3;
         let brute_count = particles
             .iter()
             .filter(|p| p.rect(s).intersects_circle(x, y, r))
