@@ -34,6 +34,9 @@ pub const MARGIN: f32 = 0.0625;
 /// The pair search asks the tree about each awake particle's box when at most one particle in
 /// this many is awake, and searches all pairs otherwise.
 const AWAKE_QUERY_SHARE: usize = 4;
+/// The tree update walks every item ([`Quadtree::update_all`]) when at least one particle in
+/// this many moves, and moves a batch of handles otherwise.
+const WALK_SHARE: usize = 4;
 /// Awake particles per task of that search.
 const AWAKE_CHUNK: usize = 1024;
 
@@ -104,6 +107,8 @@ pub(super) struct BroadPhase {
     /// The particles the tree update moves (indices, and their handles).
     moved: Vec<u32>,
     moved_ids: Vec<ItemId>,
+    /// Whether the tree update moves each particle, by index.
+    moving: Vec<bool>,
     /// The step and gravity's share of it that the tree's boxes were made with (bits): a
     /// sleeping particle's box depends on them.
     pub(super) tree_sweep: [u32; 2],
@@ -130,6 +135,7 @@ impl BroadPhase {
             stale: Vec::new(),
             moved: Vec::new(),
             moved_ids: Vec::new(),
+            moving: Vec::new(),
             tree_sweep: [u32::MAX; 2],
             awake_pairs: Vec::new(),
             counts: StepCounts::default(),
@@ -254,35 +260,64 @@ impl Simulation {
                 let sweep = self.sweep();
                 let whole = sweep.key() != self.broad.tree_sweep;
                 self.broad.stale.resize(n, true);
-                self.broad.moved.clear();
-                self.broad.moved_ids.clear();
-                for (i, (stale, &asleep)) in self
-                    .broad
-                    .stale
-                    .iter_mut()
-                    .zip(&self.broad.asleep)
-                    .enumerate()
-                {
-                    if whole || !asleep || *stale {
-                        self.broad.moved.push(i as u32);
-                        self.broad.moved_ids.push(self.broad.ids[i]);
-                    }
+                self.broad.moving.clear();
+                let mut moving_count = 0;
+                for (stale, &asleep) in self.broad.stale.iter_mut().zip(&self.broad.asleep) {
+                    let moving = whole || !asleep || *stale;
+                    moving_count += moving as usize;
+                    self.broad.moving.push(moving);
                     *stale = !asleep;
                 }
-                // The batch on every thread count (its serial form on one): it leaves the
-                // tree's item lists in the same order whatever the threads, and the pair
-                // order follows them.
-                let (tree, moves, particles) =
-                    (&mut self.broad.tree, &mut self.broad.moves, &self.particles);
-                let (ids, moved) = (&self.broad.moved_ids, &self.broad.moved);
-                let rect_of = move |k: usize| sweep.rect(&particles[moved[k] as usize]);
-                self.workers
-                    .serial_or_parallel(
-                        (tree, moves),
-                        |(tree, moves)| tree.update_many(ids, rect_of, moves),
-                        |(tree, moves)| tree.par_update_many(ids, rect_of, moves),
-                    )
-                    .expect("particle handles stay valid and positions finite");
+                if moving_count * WALK_SHARE >= n {
+                    // Most boxes move: one walk over the tree's lists in their own order,
+                    // each item's box asked for by its payload (a sleeping particle's box
+                    // stays). The walk's chunks are fixed by the tree, so the tree ends the
+                    // same on any thread count.
+                    let (tree, moves, particles, moving) = (
+                        &mut self.broad.tree,
+                        &mut self.broad.moves,
+                        &self.particles,
+                        &self.broad.moving,
+                    );
+                    let new_rect = move |item: quadstress::ItemRef<'_, u32>| {
+                        let i = *item.value as usize;
+                        if moving[i] {
+                            sweep.rect(&particles[i])
+                        } else {
+                            item.rect
+                        }
+                    };
+                    self.workers
+                        .serial_or_parallel(
+                            (tree, moves),
+                            |(tree, moves)| tree.update_all(new_rect, moves),
+                            |(tree, moves)| tree.par_update_all(new_rect, moves),
+                        )
+                        .expect("particle positions stay finite");
+                } else {
+                    self.broad.moved.clear();
+                    self.broad.moved_ids.clear();
+                    for (i, &moving) in self.broad.moving.iter().enumerate() {
+                        if moving {
+                            self.broad.moved.push(i as u32);
+                            self.broad.moved_ids.push(self.broad.ids[i]);
+                        }
+                    }
+                    // The batch on every thread count (its serial form on one): it leaves the
+                    // tree's item lists in the same order whatever the threads, and the pair
+                    // order follows them.
+                    let (tree, moves, particles) =
+                        (&mut self.broad.tree, &mut self.broad.moves, &self.particles);
+                    let (ids, moved) = (&self.broad.moved_ids, &self.broad.moved);
+                    let rect_of = move |k: usize| sweep.rect(&particles[moved[k] as usize]);
+                    self.workers
+                        .serial_or_parallel(
+                            (tree, moves),
+                            |(tree, moves)| tree.update_many(ids, rect_of, moves),
+                            |(tree, moves)| tree.par_update_many(ids, rect_of, moves),
+                        )
+                        .expect("particle handles stay valid and positions finite");
+                }
                 self.broad.tree_sweep = sweep.key();
                 self.note_seen();
             }
