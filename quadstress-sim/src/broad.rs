@@ -243,31 +243,35 @@ impl Simulation {
     /// (rebuild mode).
     pub fn update_tree(&mut self) {
         let n = self.particles.len();
-        self.broad.asleep.clear();
-        self.broad.awake.clear();
-        for i in 0..n {
+        // A sleeping particle has not moved since the tree last saw it, unless it fell asleep
+        // since (its box is then stale) or the boxes' sweep changed. One pass sorts the
+        // particles into asleep and awake and, for the incremental modes, marks those the
+        // update moves.
+        let sweep = self.sweep();
+        let whole = sweep.key() != self.broad.tree_sweep;
+        let rebuild = self.config.broadphase == Broadphase::Rebuild;
+        let broad = &mut self.broad;
+        broad.asleep.clear();
+        broad.awake.clear();
+        broad.moving.clear();
+        broad.stale.resize(n, true);
+        let mut moving_count = 0;
+        for (i, stale) in broad.stale.iter_mut().enumerate() {
             let asleep = self.buffers.is_asleep(i);
-            self.broad.asleep.push(asleep);
+            broad.asleep.push(asleep);
             if !asleep {
-                self.broad.awake.push(i as u32);
+                broad.awake.push(i as u32);
+            }
+            if !rebuild {
+                let moving = whole || !asleep || *stale;
+                moving_count += moving as usize;
+                broad.moving.push(moving);
+                *stale = !asleep;
             }
         }
         match self.config.broadphase {
             Broadphase::Rebuild => self.rebuild_tree(),
             Broadphase::Incremental | Broadphase::BruteForce => {
-                // A sleeping particle has not moved since the tree last saw it, unless it fell
-                // asleep since (its box is then stale) or the boxes' sweep changed.
-                let sweep = self.sweep();
-                let whole = sweep.key() != self.broad.tree_sweep;
-                self.broad.stale.resize(n, true);
-                self.broad.moving.clear();
-                let mut moving_count = 0;
-                for (stale, &asleep) in self.broad.stale.iter_mut().zip(&self.broad.asleep) {
-                    let moving = whole || !asleep || *stale;
-                    moving_count += moving as usize;
-                    self.broad.moving.push(moving);
-                    *stale = !asleep;
-                }
                 if moving_count * WALK_SHARE >= n {
                     // Most boxes move: one walk over the tree's lists in their own order,
                     // each item's box asked for by its payload (a sleeping particle's box
