@@ -59,7 +59,7 @@ fn can_move(p: &Params, q: &Particle, along_y: bool, d: f32) -> bool {
 }
 
 /// One substep's push on a contact (see the module documentation).
-#[inline(always)]
+#[cfg(test)]
 pub(super) fn solve_contact(
     p: &Params,
     c: &mut Contact,
@@ -68,6 +68,25 @@ pub(super) fn solve_contact(
     b: &mut Particle,
     bb: &mut Body,
 ) {
+    if p.gravity {
+        solve_contact_in::<true>(p, c, a, ba, b, bb);
+    } else {
+        solve_contact_in::<false>(p, c, a, ba, b, bb);
+    }
+}
+
+/// [`solve_contact`] with `p.gravity` as a constant: the stripe walk is compiled once with
+/// gravity and once without, so that the contact loop tests none of its rules' switches.
+#[inline(always)]
+pub(super) fn solve_contact_in<const GRAVITY: bool>(
+    p: &Params,
+    c: &mut Contact,
+    a: &mut Particle,
+    ba: &mut Body,
+    b: &mut Particle,
+    bb: &mut Body,
+) {
+    debug_assert_eq!(p.gravity, GRAVITY);
     let (sleep_a, sleep_b) = (ba.asleep(), bb.asleep());
     if sleep_a && sleep_b {
         return;
@@ -76,13 +95,13 @@ pub(super) fn solve_contact(
     let (dx, dy) = (b.x - a.x, b.y - a.y);
     // Neighbours side by side (any pair the broad phase found: within its margin) hold each
     // other up sideways (see `lean`).
-    if p.gravity && dy.abs() < (1.0 - SIDE_LATERAL) * s && dx.abs() >= dy.abs() {
+    if GRAVITY && dy.abs() < (1.0 - SIDE_LATERAL) * s && dx.abs() >= dy.abs() {
         mark_sides(p, dx, a, ba, b, bb);
     }
     // (A fast particle's swept box finds pairs further apart: only a neighbour counts.)
     let (adx, ady) = (dx.abs(), dy.abs());
     let near = |d: f32, least: f32| (least * s..=1.25 * s).contains(&d);
-    if p.gravity && near(ady, 0.5) && near(adx, SHOULDER) {
+    if GRAVITY && near(ady, 0.5) && near(adx, SHOULDER) {
         mark_shoulder(p, dx, dy, ba, bb);
     }
     let (ox, oy) = (s - adx, s - ady);
@@ -99,7 +118,7 @@ pub(super) fn solve_contact(
     let (apart_x, apart_y) = (wx.abs() >= s, wy.abs() >= s);
     let (mut along_y, mut dir) = if apart_y != apart_x {
         (apart_y, if apart_y { side(wy) } else { side(wx) })
-    } else if oy <= ox || p.gravity && ox > 0.5 * s {
+    } else if oy <= ox || GRAVITY && ox > 0.5 * s {
         // Under gravity, squares that sink into each other by more than half a side across
         // part vertically: one squeezed into a gap narrower than itself climbs out of it
         // (and slides off, by the tilt) instead of being pushed from wall to wall.
@@ -122,7 +141,7 @@ pub(super) fn solve_contact(
     }
     if depth <= p.slop {
         // Resting on a support across a hair's gap still counts as supported.
-        if p.gravity && along_y && depth > -p.touch {
+        if GRAVITY && along_y && depth > -p.touch {
             mark_support(p, lower_is_b, a, ba, b, bb, supported);
             mark_rest(p, lower_is_b, dx, a, ba, b, bb);
         }
@@ -153,7 +172,7 @@ pub(super) fn solve_contact(
     // The normal, from a to b, and how far b must move from a along it.
     let (mut nx, mut ny) = if along_y { (0.0, dir) } else { (dir, 0.0) };
     let mut reach = depth;
-    if p.gravity && along_y {
+    if GRAVITY && along_y {
         // The normal tilts away from the support's centre (see the module documentation).
         let offset = dx.abs();
         if offset > 0.0 {
@@ -231,7 +250,7 @@ pub(super) fn solve_contact(
     // approach counts the pushes this substep already made (`x - mid`): a particle held up
     // by its support has stopped. Without gravity every push is of the second kind, and
     // a closing pair gets an elastic impulse instead (below).
-    let approach = if p.gravity {
+    let approach = if GRAVITY {
         (a.vx * p.h + a.x - ba.mid[0] - b.vx * p.h - b.x + bb.mid[0]) * nx
             + (a.vy * p.h + a.y - ba.mid[1] - b.vy * p.h - b.y + bb.mid[1]) * ny
     } else {
@@ -264,8 +283,8 @@ pub(super) fn solve_contact(
     // Of what the walls take back, so much moves `mid` as the push did (a spawn's overlap
     // pushed into a wall, taken back, would otherwise leave as speed away from it).
     let still_share = if push > 0.0 { quiet / push } else { 0.0 };
-    shift_within_walls(p, a, ba, 0.0, 0.0, still_share);
-    shift_within_walls(p, b, bb, 0.0, 0.0, still_share);
+    keep_within_walls(p, a, ba, still_share);
+    keep_within_walls(p, b, bb, still_share);
     // A wall that stopped one particle short hands the rest of the push to the other.
     let short_a = ((ax - a.x) * nx + (ay - a.y) * ny) - wa * push;
     let short_b = ((b.x - bx) * nx + (b.y - by) * ny) - wb * push;
@@ -279,7 +298,7 @@ pub(super) fn solve_contact(
         shift_within_walls(p, a, ba, short_b * nx, short_b * ny, still_share);
     }
     let closing = (a.vx - b.vx) * nx + (a.vy - b.vy) * ny;
-    if !p.gravity && closing > 0.0 {
+    if !GRAVITY && closing > 0.0 {
         // A gas: an impulse that sends the pair apart at `restitution` times its closing
         // speed, between equals (a wall reflects a particle by itself).
         let j = 0.5 * (1.0 + p.restitution) * closing;
@@ -292,9 +311,21 @@ pub(super) fn solve_contact(
         c.key = TOUCHED | if along_y { ALONG_Y } else { 0 } | if dir < 0.0 { B_LOW } else { 0 };
         c.closing = closing;
     }
-    if p.gravity && along_y {
+    if GRAVITY && along_y {
         mark_support(p, lower_is_b, a, ba, b, bb, supported);
         mark_rest(p, lower_is_b, dx, a, ba, b, bb);
+    }
+}
+
+/// [`shift_within_walls`] by nothing: only the walls move `q` (and `mid`, when they do).
+#[inline(always)]
+fn keep_within_walls(p: &Params, q: &mut Particle, body: &mut Body, still_share: f32) {
+    let (px, py) = (q.x, q.y);
+    p.clamp_to_walls(q);
+    // Most pushes stay within the walls: then `mid` stays too.
+    if q.x != px || q.y != py {
+        body.mid[0] += still_share * (q.x - px);
+        body.mid[1] += still_share * (q.y - py);
     }
 }
 

@@ -3,7 +3,7 @@
 //! `solver`).
 
 use super::body::Body;
-use super::contact::{restitute, solve_contact, Contact};
+use super::contact::{restitute, solve_contact_in, Contact};
 use super::Params;
 use crate::parallel::Cut;
 use crate::{Particle, Simulation};
@@ -64,16 +64,20 @@ impl Simulation {
         // stripe is a task of its own, so that the threads share the work in finer parts
         // (with two threads and seven two-stripe tasks one thread would solve four). Either
         // way each stripe's contacts go in the same order: the same bits.
-        if self.workers.serial() {
-            self.each_stripe::<RESTITUTE, 4>(p);
-        } else {
-            self.each_stripe::<RESTITUTE, 2>(p);
+        match (self.workers.serial(), p.gravity) {
+            (true, true) => self.each_stripe::<RESTITUTE, 4, true>(p),
+            (true, false) => self.each_stripe::<RESTITUTE, 4, false>(p),
+            (false, true) => self.each_stripe::<RESTITUTE, 2, true>(p),
+            (false, false) => self.each_stripe::<RESTITUTE, 2, false>(p),
         }
     }
 
     /// [`each_contact`](Self::each_contact) with tasks of `SPAN` stripes: 2 (a task solves
     /// one stripe) or 4 (two, in turn).
-    fn each_stripe<const RESTITUTE: bool, const SPAN: usize>(&mut self, p: &Params) {
+    fn each_stripe<const RESTITUTE: bool, const SPAN: usize, const GRAVITY: bool>(
+        &mut self,
+        p: &Params,
+    ) {
         let count = self.stripes.count();
         let buf = &mut self.buffers;
         let n = self.particles.len();
@@ -123,7 +127,7 @@ impl Simulation {
                         };
                         if SPAN == 2 {
                             for c in &mut c[range(k)] {
-                                on_pair::<RESTITUTE>(prm, p, b, p0, c);
+                                on_pair::<RESTITUTE, GRAVITY>(prm, p, b, p0, c);
                             }
                             return;
                         }
@@ -138,11 +142,11 @@ impl Simulation {
                         let (l1, rest1) = list.split_at_mut(both);
                         let (l2, rest2) = list2.split_at_mut(both);
                         for (c1, c2) in l1.iter_mut().zip(l2.iter_mut()) {
-                            on_pair::<RESTITUTE>(prm, p, b, p0, c1);
-                            on_pair::<RESTITUTE>(prm, p, b, p0, c2);
+                            on_pair::<RESTITUTE, GRAVITY>(prm, p, b, p0, c1);
+                            on_pair::<RESTITUTE, GRAVITY>(prm, p, b, p0, c2);
                         }
                         for c in rest1.iter_mut().chain(rest2) {
-                            on_pair::<RESTITUTE>(prm, p, b, p0, c);
+                            on_pair::<RESTITUTE, GRAVITY>(prm, p, b, p0, c);
                         }
                     },
                 );
@@ -156,7 +160,7 @@ impl Simulation {
         };
         let bodies = &mut buf.bodies[..n];
         for c in &mut buf.sorted[serial] {
-            on_pair::<RESTITUTE>(p, &mut self.particles, bodies, 0, c);
+            on_pair::<RESTITUTE, GRAVITY>(p, &mut self.particles, bodies, 0, c);
         }
     }
 }
@@ -164,7 +168,7 @@ impl Simulation {
 /// Runs `solve_contact` (`restitute` if `RESTITUTE`) on contact `c` with its particles, from
 /// slices that start at index `offset`.
 #[inline(always)]
-fn on_pair<const RESTITUTE: bool>(
+fn on_pair<const RESTITUTE: bool, const GRAVITY: bool>(
     p: &Params,
     particles: &mut [Particle],
     bodies: &mut [Body],
@@ -177,7 +181,7 @@ fn on_pair<const RESTITUTE: bool>(
     if RESTITUTE {
         restitute(p, c, pa, ba, pb, bb);
     } else {
-        solve_contact(p, c, pa, ba, pb, bb);
+        solve_contact_in::<GRAVITY>(p, c, pa, ba, pb, bb);
     }
 }
 
