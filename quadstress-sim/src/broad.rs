@@ -23,16 +23,15 @@
 //! contact list on any thread count.
 //!
 //! # How the tree update moves them
-//! When at least a quarter of the particles move (the pile while it falls), the update walks
-//! the tree's lists in their own order ([`Quadtree::update_all`]), asking for each item's new box
-//! by its payload, and a sleeping particle's item gets its own box back: the lists are read
-//! and written front to back, where a batch of handles ([`Quadtree::update_many`]) reaches
-//! each item's entry through its slot and reads each move's plan again from the node walk.
-//! On the 100,000 particles' pile this took the phase from about 5.6 ms to about 4.1 ms on
-//! two threads (BENCHMARKS.md, issue 50). Fewer moves go as one batch of handles, which
-//! spares the walk over every item. The walk's chunks and the batch's follow the tree and
-//! the counts alone, so either leaves the same tree on any thread count; the two leave the
-//! items in different orders, and the pair order follows.
+//! When at least a quarter of the particles move (the pile while it falls), the update walks the
+//! tree's lists in their own order ([`Quadtree::update_all`]), asking for each item's new box by
+//! its payload, and a sleeping particle's item gets its own box back: the lists are read and
+//! written front to back, where a batch of handles ([`Quadtree::update_many`]) reaches each item's
+//! entry through its slot and reads each move's plan again from the node walk (on the falling pile
+//! the walk costs about a quarter less: BENCHMARKS.md). Fewer moves go as one batch of handles,
+//! which spares the walk over every item. The walk's chunks and the batch's follow the tree and the
+//! counts alone, so either leaves the same tree on any thread count; the two leave the items in
+//! different orders, and the pair order follows.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -1,4 +1,4 @@
-//! The contact math: one substep's push on a pair of squares (`solve_contact`) and the
+//! The contact math: one substep's push on a pair of squares (`solve_contact_in`) and the
 //! once-a-step restitution, as the module documentation of `solver` describes.
 
 #[cfg(test)]
@@ -58,7 +58,7 @@ fn can_move(p: &Params, q: &Particle, along_y: bool, d: f32) -> bool {
     }
 }
 
-/// One substep's push on a contact (see the module documentation).
+/// [`solve_contact_in`] with the constant read from `p.gravity`: the unit tests' entry.
 #[cfg(test)]
 pub(super) fn solve_contact(
     p: &Params,
@@ -75,8 +75,9 @@ pub(super) fn solve_contact(
     }
 }
 
-/// [`solve_contact`] with `p.gravity` as a constant: the stripe walk is compiled once with
-/// gravity and once without, so that the contact loop tests none of its rules' switches.
+/// One substep's push on a contact (see the module documentation), with `p.gravity` as the
+/// constant `GRAVITY`: the stripe walk is compiled once with gravity and once without, so
+/// that the contact loop tests none of the rules' gravity switches.
 #[inline(always)]
 pub(super) fn solve_contact_in<const GRAVITY: bool>(
     p: &Params,
@@ -330,7 +331,7 @@ fn keep_within_walls(p: &Params, q: &mut Particle, body: &mut Body, still_share:
 }
 
 /// Moves `q` by `(hx, hy)` and into the walls' range, and its `mid` along by `still_share` of
-/// where that took it: that share of the move gives no speed (see `solve_contact`).
+/// where that took it: that share of the move gives no speed (see `solve_contact_in`).
 #[inline(always)]
 pub(super) fn shift_within_walls(
     p: &Params,

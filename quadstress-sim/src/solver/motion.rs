@@ -38,7 +38,7 @@ pub(super) fn move_particle(p: &Params, q: &mut Particle, b: &mut Body) {
 }
 
 /// The velocity the contacts' pushes gave a particle in the last substep (see
-/// `solve_contact`).
+/// `solve_contact_in`).
 #[inline(always)]
 pub(super) fn take_velocity(p: &Params, q: &mut Particle, b: &mut Body) {
     if p.h > 0.0 && !b.asleep() {

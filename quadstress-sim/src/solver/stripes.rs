@@ -55,7 +55,7 @@ impl StripeGrid {
 }
 
 impl Simulation {
-    /// Runs `solve_contact` (or, if `RESTITUTE`, `restitute`) on every sorted contact with its
+    /// Runs `solve_contact_in` (or, if `RESTITUTE`, `restitute`) on every sorted contact with its
     /// particles and bodies, stripe by stripe (see the module documentation). The choice is a
     /// constant, not a closure: a closure around the solve was called once per contact (its
     /// calls, a tenth of the solver's instructions); a direct call is inlined into the loop.
@@ -165,7 +165,7 @@ impl Simulation {
     }
 }
 
-/// Runs `solve_contact` (`restitute` if `RESTITUTE`) on contact `c` with its particles, from
+/// Runs `solve_contact_in` (`restitute` if `RESTITUTE`) on contact `c` with its particles, from
 /// slices that start at index `offset`.
 #[inline(always)]
 fn on_pair<const RESTITUTE: bool, const GRAVITY: bool>(
