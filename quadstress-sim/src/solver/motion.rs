@@ -25,11 +25,11 @@ pub(super) fn move_particle(p: &Params, q: &mut Particle, b: &mut Body) {
     q.x += q.vx * p.h;
     q.y += q.vy * p.h;
     let (vx, vy) = (q.vx, q.vy);
-    bounce(&mut q.x, &mut q.vx, p.left, p.right, p);
-    bounce(&mut q.y, &mut q.vy, p.top, p.floor, p);
+    let hit = bounce(&mut q.x, &mut q.vx, p.left, p.right, p)
+        | bounce(&mut q.y, &mut q.vy, p.top, p.floor, p);
     // Coulomb friction with the wall that stopped the particle: up to `friction` times the
     // speed the wall took away, off the speed along it.
-    if p.friction > 0.0 {
+    if hit && p.friction > 0.0 {
         let (dvx, dvy) = ((q.vx - vx).abs(), (q.vy - vy).abs());
         q.vx -= clamp(q.vx, p.friction * dvy);
         q.vy -= clamp(q.vy, p.friction * dvx);
@@ -50,9 +50,9 @@ pub(super) fn take_velocity(p: &Params, q: &mut Particle, b: &mut Body) {
 
 /// Keeps one coordinate in `[lo, hi]`, reflecting a velocity that points out of the range,
 /// damped by restitution (and stopped if it is slower than the rest speed, so a particle
-/// resting on the floor does not hop under gravity).
+/// resting on the floor does not hop under gravity). Returns whether it did.
 #[inline(always)]
-pub(super) fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, p: &Params) {
+pub(super) fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, p: &Params) -> bool {
     let out = if *pos < lo {
         *pos = lo;
         vel.abs()
@@ -60,11 +60,12 @@ pub(super) fn bounce(pos: &mut f32, vel: &mut f32, lo: f32, hi: f32, p: &Params)
         *pos = hi;
         -vel.abs()
     } else {
-        return;
+        return false;
     };
     *vel = if out.abs() <= p.rest_speed {
         0.0
     } else {
         out * p.restitution
     };
+    true
 }

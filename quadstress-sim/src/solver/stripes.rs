@@ -3,7 +3,7 @@
 //! `solver`).
 
 use super::body::Body;
-use super::contact::{restitute, solve_contact_in, Contact};
+use super::contact::{bounces, restitute, solve_contact_in, Contact};
 use super::Params;
 use crate::parallel::Cut;
 use crate::{Particle, Simulation};
@@ -175,6 +175,11 @@ fn on_pair<const RESTITUTE: bool, const GRAVITY: bool>(
     offset: usize,
     c: &mut Contact,
 ) {
+    // Restitution concerns only the contacts that closed fast: the rest leave before their
+    // particles are read.
+    if RESTITUTE && !bounces(p, c) {
+        return;
+    }
     let (i, j) = (c.a as usize - offset, c.b as usize - offset);
     let (pa, pb) = two(particles, i, j);
     let (ba, bb) = two(bodies, i, j);
