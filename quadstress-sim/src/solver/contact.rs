@@ -203,8 +203,13 @@ pub(super) fn solve_contact_in<const GRAVITY: bool>(
         }
         reach = depth;
     }
-    let total = wa + wb;
-    let (wa, wb) = (wa / total, wb / total);
+    // Each weight is 0 or 1 here: shared halves when both can move (the same bits as dividing
+    // by their sum, without a division on the contact's path).
+    let (wa, wb) = if wa + wb > 1.0 {
+        (0.5 * wa, 0.5 * wb)
+    } else {
+        (wa, wb)
+    };
     let push = (reach - p.slop).max(0.0);
     // A particle pushed deep this step does not count as still (it must not fall asleep
     // inside another).
@@ -254,13 +259,14 @@ pub(super) fn solve_contact_in<const GRAVITY: bool>(
     }
     // Of what the walls take back, so much moves `mid` as the push did (a spawn's overlap
     // pushed into a wall, taken back, would otherwise leave as speed away from it).
-    let still_share = if push > 0.0 { quiet / push } else { 0.0 };
+    // (A division, taken only where a wall or a shortfall needs it.)
+    let still_share = || if push > 0.0 { quiet / push } else { 0.0 };
     // Most pushes leave both inside the walls: one test of the two, and nothing to clamp.
     let inside =
         |q: &Particle| (q.x >= p.left) & (q.x <= p.right) & (q.y >= p.top) & (q.y <= p.floor);
     if !(inside(a) & inside(b)) {
-        keep_within_walls(p, a, ba, still_share);
-        keep_within_walls(p, b, bb, still_share);
+        keep_within_walls(p, a, ba, still_share());
+        keep_within_walls(p, b, bb, still_share());
     }
     // A wall that stopped one particle short hands the rest of the push to the other.
     let short_a = ((ax - a.x) * nx + (ay - a.y) * ny) - wa * push;
@@ -272,9 +278,9 @@ pub(super) fn solve_contact_in<const GRAVITY: bool>(
     // and so is what is handed on: yet that rounding's bias, the push of each pair a hair
     // longer, is part of the solver's behaviour; a cliff stepped at 1/1000 s stood without it.)
     if !tilted && short_a < 0.0 && wb > 0.0 {
-        shift_within_walls(p, b, bb, -short_a * nx, -short_a * ny, still_share);
+        shift_within_walls(p, b, bb, -short_a * nx, -short_a * ny, still_share());
     } else if !tilted && short_b < 0.0 && wa > 0.0 {
-        shift_within_walls(p, a, ba, short_b * nx, short_b * ny, still_share);
+        shift_within_walls(p, a, ba, short_b * nx, short_b * ny, still_share());
     }
     let closing = (a.vx - b.vx) * nx + (a.vy - b.vy) * ny;
     if !GRAVITY && closing > 0.0 {
