@@ -817,6 +817,23 @@ fn headless_spawning_stops_at_the_worlds_cap() {
     assert!(stderr.contains("at most 0.85"), "{stderr}");
     let stderr = refused(&["--headless", "--coverage", "-0.5", "--frames", "1"]);
     assert!(stderr.contains("--coverage must be above 0"), "{stderr}");
+    // So small that the world would hold more than a simulation indexes: the flag is named.
+    for (coverage, particles) in [("1e-10", "200"), ("1e-45", "1")] {
+        let stderr = refused(&[
+            "--headless",
+            "--coverage",
+            coverage,
+            "--particles",
+            particles,
+            "--frames",
+            "1",
+        ]);
+        assert!(
+            stderr.contains(&format!("--coverage {coverage} is too small"))
+                && stderr.contains("give a larger --coverage"),
+            "{stderr}"
+        );
+    }
     let stderr = refused(&[
         "--headless",
         "--world-scale",

@@ -1,7 +1,7 @@
 //! Checks and settings that come before either mode starts: flags that contradict each
 //! other, the thread count every pool of the program uses, and a window with no display.
 
-use quadstress_sim::SimConfig;
+use quadstress_sim::{SimConfig, MAX_PARTICLES};
 
 use crate::settings::cli::{Args, Switch};
 use crate::settings::{
@@ -101,8 +101,9 @@ pub const DEFAULT_COVERAGE: f32 = 0.1;
 /// window's scene), and a cap of `--coverage` of the area, where the ramp widens the world.
 ///
 /// # Errors
-/// A message for a coverage outside (0, [`MAX_COVERAGE`]], `--coverage` with `--world-scale`
-/// outside the ramp, or more `particles` than the world holds.
+/// A message for a coverage outside (0, [`MAX_COVERAGE`]], one so small that the world would
+/// hold more than [`MAX_PARTICLES`], `--coverage` with `--world-scale` outside the ramp, or
+/// more `particles` than the world holds.
 pub fn headless_config(args: &Args, particles: usize, ramp: bool) -> Result<SimConfig, String> {
     let coverage = args.coverage.unwrap_or(DEFAULT_COVERAGE);
     if !(coverage.is_finite() && coverage > 0.0 && coverage <= MAX_COVERAGE) {
@@ -126,6 +127,24 @@ pub fn headless_config(args: &Args, particles: usize, ramp: bool) -> Result<SimC
     } else {
         particle_cap_of(world)
     };
+    if cap > MAX_PARTICLES {
+        // A tiny coverage makes a world that would hold more particles than a simulation
+        // indexes: say which flag did it, not which derived setting refused it.
+        let world = if world.width().is_finite() && world.height().is_finite() {
+            format!(
+                "{} x {} units, room for {cap}",
+                world.width(),
+                world.height()
+            )
+        } else {
+            "beyond f32's range".to_owned()
+        };
+        return Err(format!(
+            "--coverage {coverage:?} is too small for --particles {particles}: their world \
+             ({world}) would hold more than the {MAX_PARTICLES} particles a simulation takes; \
+             give a larger --coverage"
+        ));
+    }
     if particles > cap {
         let share = if ramp { coverage } else { MAX_COVERAGE };
         return Err(format!(
