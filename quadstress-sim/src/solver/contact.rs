@@ -262,9 +262,7 @@ pub(super) fn solve_contact_in<const GRAVITY: bool>(
     // (A division, taken only where a wall or a shortfall needs it.)
     let still_share = || if push > 0.0 { quiet / push } else { 0.0 };
     // Most pushes leave both inside the walls: one test of the two, and nothing to clamp.
-    let inside =
-        |q: &Particle| (q.x >= p.left) & (q.x <= p.right) & (q.y >= p.top) & (q.y <= p.floor);
-    if !(inside(a) & inside(b)) {
+    if !(p.within_walls(a) & p.within_walls(b)) {
         keep_within_walls(p, a, ba, still_share());
         keep_within_walls(p, b, bb, still_share());
     }
@@ -411,7 +409,8 @@ pub(super) fn bounces(p: &Params, c: &Contact) -> bool {
 }
 
 /// Restitution under gravity, once a step: a contact that closed faster than the rest speed
-/// parts at `restitution` times that speed, along the axis it touched on.
+/// (one that [`bounces`], which the walk checks before reading its particles) parts at
+/// `restitution` times that speed, along the axis it touched on.
 #[inline(always)]
 pub(super) fn restitute(
     p: &Params,
@@ -421,10 +420,11 @@ pub(super) fn restitute(
     b: &mut Particle,
     bb: &mut Body,
 ) {
+    debug_assert!(
+        bounces(p, c),
+        "the walk calls restitute only on contacts that bounce"
+    );
     let closing = c.closing;
-    if !bounces(p, c) {
-        return;
-    }
     let dir = if c.key & B_LOW != 0 { -1.0 } else { 1.0 };
     let (wa, wb) = match (ba.asleep(), bb.asleep()) {
         (false, false) => (0.5, 0.5),

@@ -230,6 +230,13 @@ struct Params {
 }
 
 impl Params {
+    /// Whether `p` lies in the walls' range: [`clamp_to_walls`](Self::clamp_to_walls) would
+    /// leave it as it is.
+    #[inline(always)]
+    fn within_walls(&self, p: &Particle) -> bool {
+        (p.x >= self.left) & (p.x <= self.right) & (p.y >= self.top) & (p.y <= self.floor)
+    }
+
     #[inline(always)]
     fn clamp_to_walls(&self, p: &mut Particle) {
         p.x = within(p.x, self.left, self.right);
