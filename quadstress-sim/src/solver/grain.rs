@@ -2,7 +2,7 @@
 //! it rests on, is held on, has a shoulder or a roof on; the lean towards a drop; sleep.
 //! The module documentation of `solver` says why each rule exists.
 
-use super::body::{Body, LOADED, REST_LEFT, REST_RIGHT, SETTLE_DRIFT, WOKEN, WOKEN_SOFT};
+use super::body::{Body, LOADED, OVER, REST_LEFT, REST_RIGHT, SETTLE_DRIFT, WOKEN, WOKEN_SOFT};
 use super::{Params, SLEEP_STEPS};
 use crate::Particle;
 
@@ -37,15 +37,17 @@ pub(super) fn mark_rest(
     b: &Particle,
     bb: &mut Body,
 ) {
-    let (upper, upper_body, lower_body, up_dx) = if lower_is_b {
-        (a, ba, bb, -dx)
+    let (upper, upper_body, lower, lower_body, up_dx) = if lower_is_b {
+        (a, ba, b, bb, -dx)
     } else {
-        (b, bb, ba, dx)
+        (b, bb, a, ba, dx)
     };
-    upper_body.rest |= if up_dx >= 0.0 { REST_LEFT } else { REST_RIGHT };
+    let side = if up_dx >= 0.0 { REST_LEFT } else { REST_RIGHT };
+    upper_body.rest |= side | (OVER * u8::from(up_dx.abs() <= 0.5 * p.size));
     lower_body.rest |= LOADED;
-    if !upper_body.asleep()
-        && upper_body.rest_before & LOADED == 0
+    if upper_body.asleep() {
+        wake_if_support_leaves(p, up_dx, upper_body, lower, lower_body);
+    } else if upper_body.rest_before & LOADED == 0
         && held_sides(p, upper, upper_body) != (true, true)
     {
         // Awake for as long as the square on it may lean off it, so that it can lean in turn
@@ -55,6 +57,27 @@ pub(super) fn mark_rest(
         } else {
             lower_body.still = 0;
         }
+    }
+}
+
+/// A support sliding out from under a sleeping square, whose centre is well beyond its edge,
+/// wakes it: it may have nothing else under it (it slept on as a square floating beside a
+/// cliff's face). Out of the contact loop: few contacts have a sleeping upper particle.
+#[cold]
+#[inline(never)]
+fn wake_if_support_leaves(
+    p: &Params,
+    up_dx: f32,
+    upper_body: &mut Body,
+    lower: &Particle,
+    lower_body: &Body,
+) {
+    if !lower_body.asleep()
+        && up_dx.abs() > 0.75 * p.size
+        && up_dx * lower.vx < 0.0
+        && lower.vx.abs() > p.sleep_speed
+    {
+        upper_body.still = WOKEN;
     }
 }
 
@@ -221,12 +244,24 @@ pub(super) fn settle(p: &Params, q: &mut Particle, b: &mut Body) {
         .max((f32::from_bits(far.to_bits() + 1) - far) * p.rounding_speed);
     let strayed = (q.x - b.anchor[0]).abs().max((q.y - b.anchor[1]).abs());
     if strayed <= SETTLE_DRIFT * p.size {
-        b.settling = b.settling.saturating_add(1);
+        b.settling = b.settling.saturating_add(u32::from(p.tick));
     } else {
         (b.settling, b.anchor) = (0, [q.x, q.y]);
     }
-    if q.vx * q.vx + q.vy * q.vy < slow * slow || b.settled() {
-        b.still += 1;
+    // Only a square that rests sleeps while it is slow: on the floor, or supported with its
+    // centre over a support, between two, or held by a neighbour. One creeping off its
+    // support's edge slower than the sleep speed slept hanging over the drop, its centre
+    // beyond the edge; one wedged between its neighbours by friction slept as a lid over a
+    // hole. One that has settled sleeps wherever it is (one balanced on a corner jittered in
+    // place for ever).
+    let resting = || {
+        let balanced = b.rest & OVER != 0
+            || b.rest & (REST_LEFT | REST_RIGHT) == REST_LEFT | REST_RIGHT
+            || held_sides(p, q, b) != (false, false);
+        q.y >= p.floor - p.touch || (p.substep.wrapping_sub(b.support) < 2 && balanced)
+    };
+    if q.vx * q.vx + q.vy * q.vy < slow * slow && resting() || b.settled() {
+        b.still += u32::from(p.tick);
         if b.settled() {
             b.still = b.still.max(SLEEP_STEPS);
         }
@@ -244,7 +279,7 @@ mod tests {
     use super::*;
     use crate::solver::body::SETTLED_STEPS;
     use crate::solver::motion::move_particle;
-    use crate::solver::test_support::{at, params};
+    use crate::solver::test_support::{at, body_at, params};
 
     /// A square leans (gains speed) towards a drop beside it: free on that side, with no
     /// shoulder below and no roof above there; away from its support's centre with a drop on
@@ -331,7 +366,7 @@ mod tests {
             (SETTLED_STEPS - 1, WOKEN_SOFT, true),
             (0, WOKEN, true),
         ] {
-            let mut q = at(40.0, 84.0);
+            let mut q = at(40.0, 92.0);
             let mut body = Body {
                 still: kind,
                 settling,
@@ -343,7 +378,7 @@ mod tests {
             assert_eq!(body.settling == 0, kind == WOKEN, "{settling} {kind}");
         }
         // Awake, it falls asleep once it has stayed put long enough, however fast it goes.
-        let mut q = at(40.0, 84.0);
+        let mut q = at(40.0, 92.0);
         q.vy = 10.0 * p.sleep_speed;
         let mut body = Body {
             settling: SETTLED_STEPS - 1,
@@ -353,5 +388,76 @@ mod tests {
         settle(&p, &mut q, &mut body);
         assert!(body.asleep());
         assert_eq!((q.vx, q.vy), (0.0, 0.0));
+    }
+
+    /// Only a square that rests falls asleep when slow: on the floor, or supported with its
+    /// centre over a support, on two supports, or held by a neighbour; not one held up by
+    /// nothing below (wedged between neighbours) nor one whose centre hangs beyond its one
+    /// support's edge. One that has settled sleeps wherever it is.
+    #[test]
+    fn only_a_resting_square_sleeps() {
+        let p = params();
+        let (now, long_ago) = (p.substep, p.substep.wrapping_sub(5));
+        for (y, support, rest, touched, rests) in [
+            (92.0, long_ago, 0, [long_ago; 2], true),
+            (84.0, long_ago, 0, [long_ago; 2], false),
+            (84.0, long_ago, REST_LEFT | OVER, [long_ago; 2], false),
+            (84.0, long_ago, 0, [now, now], false),
+            (84.0, now, REST_LEFT | OVER, [long_ago; 2], true),
+            (84.0, now, REST_RIGHT | OVER, [long_ago; 2], true),
+            (84.0, now, REST_LEFT, [long_ago; 2], false),
+            (84.0, now, REST_RIGHT, [long_ago; 2], false),
+            (84.0, now, REST_LEFT | REST_RIGHT, [long_ago; 2], true),
+            (84.0, now, REST_LEFT, [now, long_ago], true),
+            (84.0, now, REST_LEFT, [long_ago, now], true),
+        ] {
+            for settling in [0, SETTLED_STEPS - 1] {
+                let mut q = at(40.0, y);
+                let mut body = Body {
+                    still: SLEEP_STEPS - 1,
+                    settling,
+                    anchor: [q.x, q.y],
+                    support,
+                    rest,
+                    touched,
+                    ..Body::default()
+                };
+                settle(&p, &mut q, &mut body);
+                let sleeps = rests || settling > 0;
+                assert_eq!(
+                    body.asleep(),
+                    sleeps,
+                    "y {y}, support {support}, rest {rest}, {settling}"
+                );
+            }
+        }
+    }
+
+    /// A support sliding out from under a sleeping square (faster than the sleep speed, the
+    /// square's centre three quarters of a side or more beyond its edge) wakes it; one that
+    /// slides back under it, or slowly, or is still under its centre, leaves it asleep.
+    #[test]
+    fn a_support_sliding_away_wakes_the_square_on_it() {
+        let p = params();
+        for (offset, vx, wakes) in [
+            (7.0, 2.0 * p.sleep_speed, true),
+            (-7.0, -2.0 * p.sleep_speed, true),
+            (7.0, -2.0 * p.sleep_speed, false),
+            (7.0, 0.5 * p.sleep_speed, false),
+            (5.0, 2.0 * p.sleep_speed, false),
+        ] {
+            for upper_first in [true, false] {
+                let (up, mut low) = (at(40.0, 84.0), at(40.0 + offset, 92.0));
+                low.vx = vx;
+                let (mut bu, mut bl) = (body_at(&up, true), body_at(&low, false));
+                let dx = if upper_first { offset } else { -offset };
+                if upper_first {
+                    mark_rest(&p, true, dx, &up, &mut bu, &low, &mut bl);
+                } else {
+                    mark_rest(&p, false, dx, &low, &mut bl, &up, &mut bu);
+                }
+                assert_eq!(bu.still == WOKEN, wakes, "offset {offset}, vx {vx}");
+            }
+        }
     }
 }

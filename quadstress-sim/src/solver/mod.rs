@@ -97,9 +97,16 @@
 //! the one under it, and the two stayed on the same spot).
 //!
 //! # Sleeping
-//! Under gravity, a particle slower than [`SLEEP_SPEED`] sides a second for [`SLEEP_STEPS`]
-//! steps in a row falls asleep: its velocity is zero, it does not move, and contacts treat it
-//! as fixed, like the floor. An awake particle that pushes into it or moves past it faster
+//! Under gravity, a particle that rests and is slower than [`SLEEP_SPEED`] sides a second for
+//! [`SLEEP_STEPS`] steps in a row (sixtieths of a second at smaller steps: the same time at
+//! any step size) falls asleep: its velocity is zero, it does not move, and contacts treat it
+//! as fixed, like the floor. It rests on the floor, on a supported particle with its centre
+//! over that one (or over the joint of two, or held by a neighbour beside it), or wedged
+//! between neighbours on both sides: a square creeping slowly off its support's edge, or one
+//! held up by nothing, does not sleep (one slept hanging over a drop, its centre beyond the
+//! edge, and left a cliff). A support sliding out from under a sleeping square, beyond three
+//! quarters of a side of its centre, wakes it (one slept on, floating beside a cliff's face).
+//! An awake particle that pushes into it or moves past it faster
 //! than [`WAKE_SPEED`] wakes it. A settled pile is then at rest (zero kinetic energy), and a
 //! stream poured on it wakes what it hits. An awake square with nothing on it, not held on both
 //! sides, keeps what it rests on awake, so that a support can lean in turn once the square on
@@ -112,7 +119,8 @@
 //! These rules wake particles on behalf of others, so they can keep each other awake: a few
 //! squares on a ledge, each leaning a little and waking its sleeping neighbour, rocked for
 //! ever. A particle that has stayed within a twentieth of a side of one place for five seconds
-//! has *settled*: it falls asleep however it moves in between, a neighbour's lean or load no
+//! has *settled*: it falls asleep however it moves in between and wherever it rests (one
+//! balanced on a corner jittered in place for ever), a neighbour's lean or load no
 //! longer wakes it (only a push or a fast neighbour does, which starts its settling over), and
 //! its own pushes into a sleeping particle, being those of a pair stuck in each other, wake
 //! nothing.
@@ -188,10 +196,15 @@ fn sleep_speed(size: f32, gh: f32) -> f32 {
 pub const SLEEP_SPEED: f32 = 0.5;
 
 /// Steps in a row a particle must be slow to fall asleep (a quarter of a second at 60 steps a
-/// second). With 24, the standard 100,000 pile, which the lean at cliffs keeps settling
+/// second). At smaller steps only those that end a [`SLEEP_TICK`] of simulated time count, so
+/// that a particle sleeps after the same time at any step size (counted in steps, a square
+/// tipping off a cliff's edge at 1/1000 s fell asleep 16 ms into its lean). With 24, the standard 100,000 pile, which the lean at cliffs keeps settling
 /// longer, was 77% to 90% asleep at frame 450 instead of 99% (see BENCHMARKS.md); a square
 /// that may lean keeps its support awake whatever this is.
 pub const SLEEP_STEPS: u32 = 16;
+
+/// The time (seconds of simulation) a step of [`SLEEP_STEPS`] and of settling stands for.
+const SLEEP_TICK: f64 = 1.0 / 60.0;
 
 /// An awake particle faster than this (sides a second) wakes the sleeping ones it touches.
 pub const WAKE_SPEED: f32 = 1.0;
@@ -227,6 +240,9 @@ struct Params {
     /// [`LEAN_SECONDS`] in substeps.
     lean_budget: u32,
     substep: u32,
+    /// Whether this step ends a [`SLEEP_TICK`] of simulated time: only such steps count
+    /// towards sleep and settling (every step at 60 steps a second or fewer).
+    tick: bool,
 }
 
 impl Params {
@@ -297,6 +313,7 @@ impl Simulation {
             // saturates: no budget limit for a step of 0, where nothing moves).
             lean_budget: (LEAN_SECONDS / f64::from(h)).round() as u32,
             substep: self.buffers.substep,
+            tick: false,
         }
     }
 
@@ -361,7 +378,13 @@ impl Simulation {
                 self.each_contact::<false>(&p);
             }
         }
-        let p = self.params(dt);
+        let before = self.buffers.clock;
+        self.buffers.clock += f64::from(dt);
+        let p = Params {
+            tick: f64::from(dt) >= 0.999 * SLEEP_TICK
+                || (self.buffers.clock / SLEEP_TICK).floor() > (before / SLEEP_TICK).floor(),
+            ..self.params(dt)
+        };
         self.each_particle(move |q, b| take_velocity(&p, q, b));
         if p.gravity && p.restitution > 0.0 {
             self.each_contact::<true>(&p);
@@ -435,6 +458,7 @@ mod test_support {
             rounding_speed: 960.0,
             lean_budget: 240,
             substep: 10,
+            tick: true,
         }
     }
 
