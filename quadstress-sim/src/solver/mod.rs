@@ -196,11 +196,12 @@ fn sleep_speed(size: f32, gh: f32) -> f32 {
 pub const SLEEP_SPEED: f32 = 0.5;
 
 /// Steps in a row a particle must be slow to fall asleep (a quarter of a second at 60 steps a
-/// second). At smaller steps only those that end a [`SLEEP_TICK`] of simulated time count, so
-/// that a particle sleeps after the same time at any step size (counted in steps, a square
-/// tipping off a cliff's edge at 1/1000 s fell asleep 16 ms into its lean). With 24, the standard 100,000 pile, which the lean at cliffs keeps settling
-/// longer, was 77% to 90% asleep at frame 450 instead of 99% (see BENCHMARKS.md); a square
-/// that may lean keeps its support awake whatever this is.
+/// second). At smaller steps only those that end a sixtieth of a second of simulated time
+/// count, so that a particle sleeps after the same time at any step size (counted in steps, a
+/// square tipping off a cliff's edge at 1/1000 s fell asleep 16 ms into its lean). With 24,
+/// the standard 100,000 pile, which the lean at cliffs keeps settling longer, was 77% to 90%
+/// asleep at frame 450 instead of 99% (see BENCHMARKS.md); a square that may lean keeps its
+/// support awake whatever this is.
 pub const SLEEP_STEPS: u32 = 16;
 
 /// The time (seconds of simulation) a step of [`SLEEP_STEPS`] and of settling stands for.
