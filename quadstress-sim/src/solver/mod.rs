@@ -100,11 +100,11 @@
 //! Under gravity, a particle that rests and is slower than [`SLEEP_SPEED`] sides a second for
 //! [`SLEEP_STEPS`] steps in a row (sixtieths of a second at smaller steps: the same time at
 //! any step size) falls asleep: its velocity is zero, it does not move, and contacts treat it
-//! as fixed, like the floor. It rests on the floor, on a supported particle with its centre
-//! over that one (or over the joint of two, or held by a neighbour beside it), or wedged
-//! between neighbours on both sides: a square creeping slowly off its support's edge, or one
-//! held up by nothing, does not sleep (one slept hanging over a drop, its centre beyond the
-//! edge, and left a cliff). A support sliding out from under a sleeping square, beyond three
+//! as fixed, like the floor. It rests on the floor, or on a supported particle with its
+//! centre over that one (or over the joint of two, or held by a neighbour beside it): a square
+//! creeping slowly off its support's edge, or one held up by nothing (wedged between its
+//! neighbours by friction), does not sleep until it has settled (one slept hanging over a
+//! drop, its centre beyond the edge, and left a cliff; one slept as a lid over a hole). A support sliding out from under a sleeping square, beyond three
 //! quarters of a side of its centre, wakes it (one slept on, floating beside a cliff's face).
 //! An awake particle that pushes into it or moves past it faster
 //! than [`WAKE_SPEED`] wakes it. A settled pile is then at rest (zero kinetic energy), and a
