@@ -135,7 +135,9 @@ pub(super) fn solve_contact_in<const GRAVITY: bool>(
     // The lower particle of a contact along y (positive y is down): `b` when dir > 0.
     let lower_is_b = dir > 0.0;
     let supported = |q: &Particle, body: &Body| {
-        body.asleep() || body.support.wrapping_add(1) >= p.substep || q.y >= p.floor - p.touch
+        body.asleep()
+            || (body.support.wrapping_add(1) >= p.substep || q.y >= p.floor - p.touch)
+                && q.vy > -p.wake_speed
     };
     if lateral <= 0.0 {
         return;
@@ -341,6 +343,11 @@ fn part_deep_pair(
     (wa + wb > 0.0).then_some((along_y, dir, depth, nx, ny, wa, wb))
 }
 
+/// A push deeper than this (in sides) into a sleeping particle wakes it, settled or not: the
+/// pair is stuck in each other, and one of them must give (a square wedged between two
+/// settled sleepers, one under it and one over it, stayed inside the one under it for ever).
+const STUCK: f32 = 0.5;
+
 /// An awake particle pushing into a sleeping one (`a` if `sleep_a`, else `b`) by `depth`, or
 /// passing it fast, wakes it from the next step on (see `solve_contact_in`). Out of the
 /// contact loop: a falling pile has few sleeping particles, a sleeping one few pushes.
@@ -366,6 +373,7 @@ fn wake_pushed(
     // each woken square sank into a settled neighbour and woke it, for ever).
     if depth > 0.05 * p.size && !mover_body.settled() && !body.settled()
         || speed2 > p.wake_speed * p.wake_speed
+        || depth > STUCK * p.size
     {
         body.still = WOKEN;
     }
@@ -451,7 +459,7 @@ pub(super) fn restitute(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::body::{LOADED, OVER, REST_LEFT};
+    use crate::solver::body::{LOADED, OVER, REST_LEFT, SETTLED_STEPS};
     use crate::solver::test_support::{at, body_at, params, solve};
 
     /// Two squares on the same spot in a corner part: one of them can always move.
@@ -501,6 +509,51 @@ mod tests {
         assert_eq!((sleeper.x, sleeper.y), (84.008, 60.0));
         assert_eq!(mover.x, 92.0);
         assert!((mover.y - 60.02).abs() < 0.01, "{mover:?}");
+    }
+
+    /// A supported square holds still under one that lands on it, unless it rises faster than
+    /// the wake speed (it bounced): then the two share the push, as a falling clump does.
+    #[test]
+    fn a_rising_square_is_no_support() {
+        let p = params();
+        for (vy, holds) in [
+            (0.0, true),
+            (-0.5 * p.wake_speed, true),
+            (-4.0 * p.wake_speed, false),
+        ] {
+            let (mut low, mut up) = (at(40.0, 80.0), at(40.0, 72.5));
+            low.vy = vy;
+            up.vy = 10.0 * p.wake_speed;
+            let (mut bl, mut bu) = (body_at(&low, false), body_at(&up, false));
+            bl.support = p.substep;
+            let mut c = Contact::default();
+            solve_contact(&p, &mut c, &mut low, &mut bl, &mut up, &mut bu);
+            assert_eq!(low.y == 80.0, holds, "vy {vy}: {low:?} {up:?}");
+            assert!(
+                up.y - low.y <= -8.0 + 0.01,
+                "vy {vy}: parted {low:?} {up:?}"
+            );
+        }
+    }
+
+    /// A push deeper than half a side into a settled sleeper wakes it (the pair is stuck); a
+    /// square sinking into it a little does not.
+    #[test]
+    fn a_deep_push_wakes_a_settled_sleeper() {
+        let p = params();
+        for (depth, wakes) in [(0.1, false), (0.4, false), (0.6, true), (0.9, true)] {
+            let (mut low, mut up) = (at(40.0, 80.0), at(40.0, 72.0 + depth * 8.0));
+            let (mut bl, mut bu) = (body_at(&low, true), body_at(&up, false));
+            bl.settling = SETTLED_STEPS;
+            let mut c = Contact::default();
+            solve_contact(&p, &mut c, &mut low, &mut bl, &mut up, &mut bu);
+            assert_eq!(bl.still == WOKEN, wakes, "depth {depth}");
+            assert_eq!(
+                (low.x, low.y),
+                (40.0, 80.0),
+                "a sleeper holds still in its step"
+            );
+        }
     }
 
     /// A sleeping square under an awake one free to lean off it wakes; under one held on both

@@ -222,7 +222,8 @@ pub(super) fn mark_support(
 }
 
 /// The end of a step under gravity: a particle slow for [`SLEEP_STEPS`] steps falls asleep, and
-/// one slow for [`SETTLED_STEPS`](super::body::SETTLED_STEPS) steps stays asleep until a push or a fast neighbour wakes it.
+/// one slow for [`SETTLED_STEPS`](super::body::SETTLED_STEPS) steps stays asleep until a push or
+/// a fast neighbour wakes it.
 #[inline(always)]
 pub(super) fn settle(p: &Params, q: &mut Particle, b: &mut Body) {
     if b.asleep() {
