@@ -140,7 +140,9 @@ impl Simulation {
                 }
             });
 
-        self.buffers.renumber(new_index);
+        let keys = &self.layout.order_keys;
+        self.buffers
+            .renumber(&self.workers, n, |new| keys[new].1 as usize);
 
         self.rebuild_tree();
     }

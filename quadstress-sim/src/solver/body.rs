@@ -2,7 +2,8 @@
 
 use super::contact::Contact;
 use super::sort;
-use super::SLEEP_STEPS;
+use super::{CHUNK, SLEEP_STEPS};
+use crate::parallel::Workers;
 
 /// A particle's state in the solver, beside the particle.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -149,21 +150,32 @@ impl SolverBuffers {
             .extend((0..=count).map(|k| if k == 0 { 0 } else { start(k) as u32 }));
     }
 
-    /// Follows a reordering: `new_index[old]` is each particle's new index. Particles spawned
-    /// since the last step have no body yet (they are appended, so theirs are the last
-    /// indices): they get a fresh one, and every other particle keeps its own, asleep or not.
-    /// (Dropping them all woke a whole pile at every reordering while a stream poured on it.)
-    pub(crate) fn renumber(&mut self, new_index: &[u32]) {
-        if self.bodies.len() > new_index.len() {
+    /// Follows a reordering of `count` particles: the particle now at index `new` was at
+    /// `old_of(new)`. Particles spawned since the last step have no body yet (they are
+    /// appended, so theirs are the last old indices): they get a fresh one, and every other
+    /// particle keeps its own, asleep or not. (Dropping them all woke a whole pile at every
+    /// reordering while a stream poured on it.) Each new body is gathered from its old place,
+    /// in fixed chunks on every worker.
+    pub(crate) fn renumber(
+        &mut self,
+        workers: &Workers,
+        count: usize,
+        old_of: impl Fn(usize) -> usize + Sync + Send,
+    ) {
+        if self.bodies.len() > count {
             self.bodies.clear();
             return;
         }
-        self.bodies.resize(new_index.len(), Body::default());
-        self.renumbered.clear();
-        self.renumbered.resize(new_index.len(), Body::default());
-        for (old, &new) in new_index.iter().enumerate() {
-            self.renumbered[new as usize] = self.bodies[old];
-        }
+        self.renumbered.resize(count, Body::default());
+        let bodies = &self.bodies;
+        workers.for_each_chunk(&mut self.renumbered, CHUNK, |k, chunk| {
+            for (j, body) in chunk.iter_mut().enumerate() {
+                *body = bodies
+                    .get(old_of(k * CHUNK + j))
+                    .copied()
+                    .unwrap_or_default();
+            }
+        });
         std::mem::swap(&mut self.bodies, &mut self.renumbered);
     }
 
@@ -184,7 +196,7 @@ mod tests {
 
     #[test]
     fn renumber_moves_each_body_with_its_particle_and_gives_new_ones_a_fresh_body() {
-        let mut buffers = SolverBuffers {
+        let buffers = SolverBuffers {
             bodies: (0..3)
                 .map(|k| Body {
                     still: 10 + k,
@@ -193,10 +205,23 @@ mod tests {
                 .collect(),
             ..SolverBuffers::default()
         };
-        // The fourth particle was spawned after the last step: it has no body yet.
-        buffers.renumber(&[2, 0, 3, 1]);
-        let still: Vec<u32> = buffers.bodies.iter().map(|b| b.still).collect();
-        assert_eq!(still, [11, Body::default().still, 10, 12]);
+        // The fourth particle was spawned after the last step: it has no body yet. Old
+        // particles 0, 1, 2 and 3 move to 2, 0, 3 and 1.
+        let old_of = [1, 3, 0, 2];
+        for threads in [1, 2] {
+            let mut buffers = SolverBuffers {
+                bodies: buffers.bodies.clone(),
+                ..SolverBuffers::default()
+            };
+            let workers = Workers::new(threads).unwrap();
+            buffers.renumber(&workers, 4, |new| old_of[new]);
+            let still: Vec<u32> = buffers.bodies.iter().map(|b| b.still).collect();
+            assert_eq!(
+                still,
+                [11, Body::default().still, 10, 12],
+                "{threads} threads"
+            );
+        }
     }
 
     #[test]
