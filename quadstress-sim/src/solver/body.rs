@@ -196,31 +196,29 @@ mod tests {
 
     #[test]
     fn renumber_moves_each_body_with_its_particle_and_gives_new_ones_a_fresh_body() {
-        let buffers = SolverBuffers {
-            bodies: (0..3)
-                .map(|k| Body {
-                    still: 10 + k,
-                    ..Body::default()
-                })
-                .collect(),
-            ..SolverBuffers::default()
-        };
-        // The fourth particle was spawned after the last step: it has no body yet. Old
-        // particles 0, 1, 2 and 3 move to 2, 0, 3 and 1.
-        let old_of = [1, 3, 0, 2];
+        // Bodies over several chunks, so that two threads gather in parallel; the last
+        // particle was spawned after the last step: it has no body yet. The new order
+        // reverses the old one.
+        let count = 2 * CHUNK + 3;
+        let bodies: Vec<Body> = (0..count as u32 - 1)
+            .map(|k| Body {
+                still: 10 + k,
+                ..Body::default()
+            })
+            .collect();
         for threads in [1, 2] {
             let mut buffers = SolverBuffers {
-                bodies: buffers.bodies.clone(),
+                bodies: bodies.clone(),
                 ..SolverBuffers::default()
             };
             let workers = Workers::new(threads).unwrap();
-            buffers.renumber(&workers, 4, |new| old_of[new]);
-            let still: Vec<u32> = buffers.bodies.iter().map(|b| b.still).collect();
-            assert_eq!(
-                still,
-                [11, Body::default().still, 10, 12],
-                "{threads} threads"
-            );
+            buffers.renumber(&workers, count, |new| count - 1 - new);
+            assert_eq!(buffers.bodies.len(), count);
+            assert_eq!(buffers.bodies[0], Body::default(), "{threads} threads");
+            for (new, body) in buffers.bodies.iter().enumerate().skip(1) {
+                let old = count - 1 - new;
+                assert_eq!(body.still, 10 + old as u32, "{threads} threads, new {new}");
+            }
         }
     }
 
